@@ -1,0 +1,115 @@
+/**
+ * The one place that reads process.env and argv. Defaults < environment < command line; the result is
+ * validated and frozen. Errors are messages for the person at the terminal.
+ */
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+
+export type Command = 'stdio' | 'serve' | 'import' | 'help' | 'version';
+
+export interface Config {
+  command: Command;
+  /** `import FILE` */
+  importFile?: string;
+  host: string;
+  port: number;
+  dataDir: string;
+  apiKey?: string;
+  apiUrl?: string;
+  /** Create the demo workspace in an empty store. */
+  demo: boolean;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export const USAGE = `Usage:
+  social-publisher-mcp [stdio]                                 MCP over stdio (default)
+  social-publisher-mcp serve [--host 127.0.0.1] [--port 8787]  REST /v1 + MCP /mcp
+  social-publisher-mcp import FILE                             upsert a workspace file, print ids as JSON
+  social-publisher-mcp --help | --version
+
+Environment:
+  SOCIAL_PUBLISHER_DATA_DIR  where the SQLite file and uploaded media live
+  SOCIAL_PUBLISHER_API_KEY   stdio: which local user acts (optional with one user); remote mode: the key sent
+  SOCIAL_PUBLISHER_API_URL   remote mode: base URL (including /v1) of a server speaking the REST API
+  SOCIAL_PUBLISHER_DEMO      0 = do not create the demo workspace in an empty store`;
+
+/** The OS's per-user data directory for this program. */
+export function defaultDataDir(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): string {
+  const home = homedir();
+  if (platform === 'darwin') return join(home, 'Library', 'Application Support', 'social-publisher-mcp');
+  if (platform === 'win32')
+    return join(env.LOCALAPPDATA ?? join(home, 'AppData', 'Local'), 'social-publisher-mcp');
+  return join(env.XDG_DATA_HOME || join(home, '.local', 'share'), 'social-publisher-mcp');
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Readonly<Config> {
+  let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true; strict: true }>>;
+  try {
+    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new ConfigError(`${(error as Error).message}\n\n${USAGE}`);
+  }
+  const { values, positionals } = parsed;
+  const [first, ...rest] = positionals;
+
+  let command: Command;
+  if (values.help) command = 'help';
+  else if (values.version) command = 'version';
+  else if (first === undefined || first === 'stdio') command = 'stdio';
+  else if (first === 'serve' || first === 'import') command = first;
+  else throw new ConfigError(`Unknown command "${first}".\n\n${USAGE}`);
+
+  const expected = command === 'import' ? 1 : 0;
+  if (rest.length !== expected && command !== 'help' && command !== 'version') {
+    throw new ConfigError(
+      command === 'import'
+        ? `import needs exactly one FILE.\n\n${USAGE}`
+        : `Unexpected argument "${rest[0]}".\n\n${USAGE}`,
+    );
+  }
+  if ((values.host !== undefined || values.port !== undefined) && command !== 'serve') {
+    throw new ConfigError(`--host and --port apply to serve only.\n\n${USAGE}`);
+  }
+
+  const port = Number(values.port ?? '8787');
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new ConfigError(`--port must be an integer from 0 to 65535, not "${values.port}".`);
+  }
+  const demo = nonEmpty(env.SOCIAL_PUBLISHER_DEMO);
+  if (demo !== undefined && demo !== '0' && demo !== '1') {
+    throw new ConfigError(`SOCIAL_PUBLISHER_DEMO must be 0 or 1, not "${demo}".`);
+  }
+  const apiUrl = nonEmpty(env.SOCIAL_PUBLISHER_API_URL);
+  if (apiUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(apiUrl)) {
+    throw new ConfigError(`SOCIAL_PUBLISHER_API_URL must be an http(s) URL ending in /v1, not "${apiUrl}".`);
+  }
+  const dataDir = nonEmpty(env.SOCIAL_PUBLISHER_DATA_DIR);
+
+  const config: Config = {
+    command,
+    host: values.host ?? '127.0.0.1',
+    port,
+    dataDir: dataDir ? resolve(dataDir) : defaultDataDir(env),
+    demo: demo !== '0',
+  };
+  if (command === 'import') config.importFile = resolve(rest[0]!);
+  const apiKey = nonEmpty(env.SOCIAL_PUBLISHER_API_KEY);
+  if (apiKey) config.apiKey = apiKey;
+  if (apiUrl) config.apiUrl = apiUrl;
+  return Object.freeze(config);
+}
+
+const OPTIONS = {
+  host: { type: 'string' },
+  port: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+} as const;

@@ -1,0 +1,111 @@
+/**
+ * The typed errors of the service. Adapters convert them once each: MCP into `isError` tool results,
+ * REST into status codes, and the remote client turns HTTP error bodies back into these classes.
+ */
+
+/** Field errors keyed by raw dotted path (`poll.options.1`), each an array of sentences. */
+export type FieldErrors = Record<string, string[]>;
+
+/** The error body of http-interface.md. */
+export interface ErrorBody {
+  status: 'error';
+  message: string;
+  errors: Record<string, string[] | string>;
+}
+
+export const VALIDATION_MESSAGE = 'The given data was invalid.';
+
+/** 422: one or more request fields failed validation; all failures of the request are listed. */
+export class ValidationError extends Error {
+  readonly status = 422;
+  constructor(
+    readonly errors: FieldErrors,
+    options?: ErrorOptions,
+  ) {
+    super(VALIDATION_MESSAGE, options);
+    this.name = 'ValidationError';
+  }
+
+  static single(field: string, message: string): ValidationError {
+    return new ValidationError({ [field]: [message] });
+  }
+}
+
+/** 404: a resource does not exist or the acting user may not see it. `key` names the cause. */
+export class NotFoundError extends Error {
+  readonly status = 404;
+  constructor(
+    readonly key: string,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = 'NotFoundError';
+  }
+
+  static brand(): NotFoundError {
+    return new NotFoundError('brand', 'Brand not found.');
+  }
+
+  static collection(): NotFoundError {
+    return new NotFoundError('collection', 'Collection not found.');
+  }
+
+  static post(): NotFoundError {
+    return new NotFoundError('post', 'Post not found.');
+  }
+
+  static playlistChannel(index: number): NotFoundError {
+    return new NotFoundError(
+      `platforms.youtube.playlists.${index}.channelId`,
+      'Channel not found or does not belong to the brand',
+    );
+  }
+}
+
+/** 401: no API key, or one that matches no user. */
+export class UnauthenticatedError extends Error {
+  readonly status = 401;
+  constructor(options?: ErrorOptions) {
+    super('Unauthenticated.', options);
+    this.name = 'UnauthenticatedError';
+  }
+}
+
+export type ServiceError = ValidationError | NotFoundError | UnauthenticatedError;
+
+export function isServiceError(error: unknown): error is ServiceError {
+  return (
+    error instanceof ValidationError ||
+    error instanceof NotFoundError ||
+    error instanceof UnauthenticatedError
+  );
+}
+
+/** The spec's error body for a service error. */
+export function toErrorBody(error: ServiceError): ErrorBody {
+  if (error instanceof ValidationError) {
+    return { status: 'error', message: error.message, errors: error.errors };
+  }
+  if (error instanceof NotFoundError) {
+    return { status: 'error', message: error.message, errors: { [error.key]: error.message } };
+  }
+  return {
+    status: 'error',
+    message: error.message,
+    errors: { authorization: 'A valid API key is required.' },
+  };
+}
+
+/** Merges field errors, keeping every message of every field. */
+export function mergeFieldErrors(...sets: FieldErrors[]): FieldErrors {
+  const merged: FieldErrors = {};
+  for (const set of sets) {
+    for (const [field, messages] of Object.entries(set)) {
+      const list = merged[field] ?? [];
+      merged[field] = list;
+      list.push(...messages);
+    }
+  }
+  return merged;
+}

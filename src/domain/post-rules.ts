@@ -1,0 +1,69 @@
+/**
+ * The rules of post creation that the schema alone cannot state: they read several fields together,
+ * the brand's timezone or the clock. They run on the (normalized) raw input so that their failures
+ * are reported together with the schema's; a field of the wrong type is left to the schema.
+ */
+import type { FieldErrors } from './errors.js';
+import { message } from './messages.js';
+import { resolveLocalTime } from './time.js';
+import { isPlainObject } from './validation.js';
+
+export interface PostRuleContext {
+  timezone: string;
+  nowMs: number;
+}
+
+export interface PostRuleResult {
+  errors: FieldErrors;
+  /** The instant scheduledAt names in the brand's timezone, when it is valid. */
+  scheduledAtMs?: number;
+}
+
+function add(errors: FieldErrors, field: string, text: string): void {
+  const list = errors[field] ?? [];
+  errors[field] = list;
+  list.push(text);
+}
+
+export function checkPostRules(input: unknown, context: PostRuleContext): PostRuleResult {
+  const errors: FieldErrors = {};
+  if (!isPlainObject(input)) return { errors };
+  const result: PostRuleResult = { errors };
+
+  if (input.caption === undefined && input.poll === undefined)
+    add(errors, 'caption', message.captionRequired);
+
+  const mode = input.publishMode;
+  const scheduledAt = input.scheduledAt;
+  if (scheduledAt === undefined) {
+    if (mode === 'SCHEDULE') add(errors, 'scheduledAt', message.scheduledAtRequired);
+  } else if (typeof scheduledAt === 'string') {
+    const resolved = resolveLocalTime(scheduledAt, context.timezone);
+    if (resolved.ok) {
+      result.scheduledAtMs = resolved.epochMs;
+      // Only SCHEDULE posts must be in the future: QUEUE and IMMEDIATE ignore it, DRAFT keeps a plan.
+      if (mode === 'SCHEDULE' && resolved.epochMs <= context.nowMs)
+        add(errors, 'scheduledAt', message.scheduledAtFuture);
+    } else if (resolved.reason === 'gap') {
+      add(errors, 'scheduledAt', message.scheduledAtGap(context.timezone));
+    }
+  }
+
+  if (Array.isArray(input.media)) {
+    input.media.forEach((element, index) => {
+      if (!isPlainObject(element)) return;
+      const hasId = element.id !== undefined;
+      const hasUrl = element.url !== undefined;
+      if (hasId === hasUrl) add(errors, `media.${index}`, message.mediaEitherIdOrUrl(index));
+    });
+  }
+
+  const poll = input.poll;
+  if (isPlainObject(poll) && Array.isArray(poll.options) && typeof poll.correctOptionIndex === 'number') {
+    const last = poll.options.length - 1;
+    if (Number.isInteger(poll.correctOptionIndex) && poll.correctOptionIndex > last && last >= 0) {
+      add(errors, 'poll.correctOptionIndex', message.correctOptionRange(last));
+    }
+  }
+  return result;
+}

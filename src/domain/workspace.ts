@@ -1,0 +1,122 @@
+/** The workspace file of `import` (product.md): brands with their channels and collections, and users. */
+import { z } from 'zod';
+import type { FieldErrors } from './errors.js';
+import { QUEUE_TIME_PATTERN } from './queue.js';
+import { CHANNEL_STATUSES, CHANNEL_TYPES, Timezone, text } from './schemas.js';
+
+const QueueTime = z.string().regex(QUEUE_TIME_PATTERN).describe('Local time HH:MM, 24-hour');
+
+export const WorkspaceFile = z.strictObject({
+  brands: z
+    .array(
+      z.strictObject({
+        title: text({ max: 255 }),
+        description: text({ max: 2000 }).optional(),
+        timezone: Timezone,
+        queueTimes: z.array(QueueTime).min(1).max(96).optional(),
+        channels: z
+          .array(
+            z.strictObject({
+              name: text({ max: 255 }),
+              type: z.enum(CHANNEL_TYPES),
+              status: z.enum(CHANNEL_STATUSES).optional(),
+            }),
+          )
+          .optional(),
+        collections: z
+          .array(
+            z.strictObject({
+              title: text({ max: 255 }),
+              description: text({ max: 2000 }).optional(),
+              channels: z.array(text({ max: 255 })).optional(),
+            }),
+          )
+          .optional(),
+      }),
+    )
+    .optional(),
+  users: z
+    .array(
+      z.strictObject({
+        name: text({ max: 255 }),
+        timezone: Timezone,
+        apiKey: text({ min: 16, max: 512 }),
+        brands: z.array(text({ max: 255 })).optional(),
+      }),
+    )
+    .optional(),
+});
+
+export type WorkspaceFile = z.infer<typeof WorkspaceFile>;
+
+/** A workspace as imported; the demo user alone may have no API key (it only acts locally). */
+export type Workspace = Omit<WorkspaceFile, 'users'> & {
+  users?: Array<Omit<NonNullable<WorkspaceFile['users']>[number], 'apiKey'> & { apiKey: string | null }>;
+};
+
+function duplicates(values: readonly string[]): number[] {
+  const seen = new Set<string>();
+  const repeated: number[] = [];
+  values.forEach((value, index) => {
+    if (seen.has(value)) repeated.push(index);
+    seen.add(value);
+  });
+  return repeated;
+}
+
+/**
+ * Rules across entries: natural keys unique, collections naming channels of their brand, users
+ * naming known brands (`knownBrandTitles` holds those already in the store).
+ */
+export function checkWorkspaceReferences(
+  workspace: Workspace,
+  knownBrandTitles: ReadonlySet<string>,
+): FieldErrors {
+  const errors: FieldErrors = {};
+  const add = (key: string, text: string) => {
+    errors[key] = [...(errors[key] ?? []), text];
+  };
+  const brands = workspace.brands ?? [];
+  for (const index of duplicates(brands.map((b) => b.title))) {
+    add(`brands.${index}.title`, `The brands.${index}.title field has a duplicate value.`);
+  }
+  brands.forEach((brand, b) => {
+    const channels = brand.channels ?? [];
+    for (const index of duplicates(channels.map((c) => c.name))) {
+      add(
+        `brands.${b}.channels.${index}.name`,
+        `The brands.${b}.channels.${index}.name field has a duplicate value.`,
+      );
+    }
+    const collections = brand.collections ?? [];
+    for (const index of duplicates(collections.map((c) => c.title))) {
+      add(
+        `brands.${b}.collections.${index}.title`,
+        `The brands.${b}.collections.${index}.title field has a duplicate value.`,
+      );
+    }
+    const channelNames = new Set(channels.map((c) => c.name));
+    collections.forEach((collection, c) => {
+      (collection.channels ?? []).forEach((name, n) => {
+        if (!channelNames.has(name)) {
+          add(
+            `brands.${b}.collections.${c}.channels.${n}`,
+            `The brands.${b}.collections.${c}.channels.${n} names no channel of brand "${brand.title}": ${name}.`,
+          );
+        }
+      });
+    });
+  });
+  const titles = new Set([...knownBrandTitles, ...brands.map((b) => b.title)]);
+  const users = workspace.users ?? [];
+  for (const index of duplicates(users.flatMap((u) => (u.apiKey ? [u.apiKey] : [])))) {
+    add(`users.${index}.apiKey`, `The users.${index}.api key field has a duplicate value.`);
+  }
+  users.forEach((user, u) => {
+    (user.brands ?? []).forEach((title, n) => {
+      if (!titles.has(title))
+        add(`users.${u}.brands.${n}`, `The users.${u}.brands.${n} names no brand: ${title}.`);
+    });
+  });
+  return errors;
+}

@@ -1,0 +1,111 @@
+#!/usr/bin/env node
+/** argv → config → one mode (stdio | serve | import); nothing else. */
+import { readFileSync } from 'node:fs';
+import { type Config, ConfigError, loadConfig, USAGE } from './config.js';
+import { ValidationError } from './domain/errors.js';
+import { openLocalRuntime } from './local-runtime.js';
+import { logError, logInfo } from './logger.js';
+import { createMcpServer } from './mcp/server.js';
+import { serveStdio } from './mcp/stdio.js';
+import { resolveLocalUser } from './service/acting-user.js';
+import { LocalPublishingService } from './service/local-service.js';
+import { importWorkspace, parseWorkspaceFile } from './service/workspace.js';
+
+const VERSION = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
+
+async function runStdio(config: Config): Promise<void> {
+  if (config.apiUrl) {
+    throw new ConfigError(
+      'Remote mode (SOCIAL_PUBLISHER_API_URL) is not available in this version yet; unset it to use the local store.',
+    );
+  }
+  const runtime = openLocalRuntime(config);
+  try {
+    let user: ReturnType<typeof resolveLocalUser>;
+    try {
+      user = resolveLocalUser(runtime.store, config.apiKey);
+    } catch (error) {
+      throw new ConfigError((error as Error).message, { cause: error });
+    }
+    const service = new LocalPublishingService(runtime, user);
+    const server = createMcpServer(service, {
+      name: 'social-publisher-mcp',
+      version: VERSION,
+      log: logError,
+    });
+    if (process.stdin.isTTY) {
+      logInfo(
+        `MCP server on stdio, acting as ${user.name}, data in ${config.dataDir}. Waiting for an MCP client (Ctrl-D to quit).`,
+      );
+    }
+    await serveStdio(server);
+  } finally {
+    runtime.close();
+  }
+}
+
+function runImport(config: Config): void {
+  const file = config.importFile!;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`Cannot read ${file}: ${(error as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`${file} is not valid JSON: ${(error as Error).message}`);
+  }
+  const runtime = openLocalRuntime(config, { withDemo: false });
+  try {
+    const ids = importWorkspace(runtime.store, runtime.clock, parseWorkspaceFile(json));
+    process.stdout.write(`${JSON.stringify(ids, null, 2)}\n`);
+  } finally {
+    runtime.close();
+  }
+}
+
+async function main(): Promise<number> {
+  const config = loadConfig(process.argv.slice(2), process.env);
+  switch (config.command) {
+    case 'help':
+      process.stdout.write(`social-publisher-mcp ${VERSION}\n\n${USAGE}\n`);
+      return 0;
+    case 'version':
+      process.stdout.write(`${VERSION}\n`);
+      return 0;
+    case 'import':
+      runImport(config);
+      return 0;
+    case 'serve':
+      throw new ConfigError('serve is not available in this version yet: use stdio.');
+    case 'stdio':
+      await runStdio(config);
+      return 0;
+  }
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`social-publisher-mcp: ${error.message}\n`);
+    } else if (error instanceof ValidationError) {
+      const lines = Object.entries(error.errors).flatMap(([path, messages]) =>
+        messages.map((m) => `  ${path}: ${m}`),
+      );
+      process.stderr.write(
+        `social-publisher-mcp: the workspace file is invalid, nothing was imported:\n${lines.join('\n')}\n`,
+      );
+    } else {
+      logError('failed', error);
+    }
+    process.exitCode = 1;
+  },
+);

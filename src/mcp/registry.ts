@@ -1,0 +1,17 @@
+/** Every MCP tool, in the order tools/list shows them. */
+import type { ToolDefinition } from './tool.js';
+import { createPost } from './tools/create-post.js';
+import { getProfile } from './tools/get-profile.js';
+import { listBrands } from './tools/list-brands.js';
+import { listChannels } from './tools/list-channels.js';
+import { listCollections } from './tools/list-collections.js';
+import { uploadMedia } from './tools/upload-media.js';
+
+export const TOOLS: readonly ToolDefinition[] = [
+  getProfile,
+  listBrands,
+  listChannels,
+  listCollections,
+  uploadMedia,
+  createPost,
+];

@@ -1,0 +1,110 @@
+/**
+ * Tool results. Success: structured content is the REST body, text a short summary. Failure: a tool
+ * result with `isError`, structured content the spec's error body, text every field error as plain
+ * sentences plus what to call to fix it. Domain errors never become JSON-RPC errors.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { isServiceError, NotFoundError, toErrorBody, ValidationError } from '../domain/errors.js';
+import { Pagination } from '../domain/schemas.js';
+import type { Page } from '../service/publishing-service.js';
+import type { ToolDefinition, ToolSuccess } from './tool.js';
+
+const ErrorBodySchema = z.object({
+  status: z.literal('error'),
+  message: z.string(),
+  errors: z.record(z.string(), z.union([z.string(), z.array(z.string())])),
+});
+
+/** JSON Schema for clients: draft-07 (what the SDK's validator speaks), no `$schema`. */
+export function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, {
+    target: 'draft-7',
+    io,
+    unrepresentable: 'any',
+  });
+  return json;
+}
+
+/** The declared output schema accepts the success body and the error body alike. */
+export function outputSchemaOf(tool: ToolDefinition): Record<string, unknown> {
+  const success = z.object({
+    status: z.literal('success'),
+    data: tool.output,
+    ...(tool.paginated ? { pagination: Pagination } : {}),
+  });
+  return { type: 'object', anyOf: [toJsonSchema(success, 'input'), toJsonSchema(ErrorBodySchema, 'input')] };
+}
+
+export function successResult(success: ToolSuccess): CallToolResult {
+  return { content: [{ type: 'text', text: success.summary }], structuredContent: success.body };
+}
+
+/** `/v1/brands?page=2&per_page=10`: list results carry the REST paths of their neighbour pages. */
+export function listBody<T>(page: Page<T>, path: string): Record<string, unknown> {
+  const { currentPage, perPage, lastPage } = page.pagination;
+  const url = (target: number) => `${path}?page=${target}&per_page=${perPage}`;
+  return {
+    status: 'success',
+    data: page.data,
+    pagination: {
+      ...page.pagination,
+      nextPageUrl: currentPage < lastPage ? url(currentPage + 1) : null,
+      prevPageUrl: currentPage > 1 ? url(currentPage - 1) : null,
+    },
+  };
+}
+
+/** "Page 1 of 3 (25 in all); call again with page=2 for more." */
+export function pageSummary<T>(page: Page<T>, noun: string): string {
+  const { currentPage, lastPage, total } = page.pagination;
+  let text = `${total} ${noun}${total === 1 ? '' : 's'} in all; page ${currentPage} of ${lastPage}.`;
+  if (currentPage < lastPage) text += ` Call again with page=${currentPage + 1} for more.`;
+  return text;
+}
+
+function hintFor(field: string): string | undefined {
+  if (field === 'brand' || field === 'brandId') return 'Call list_brands to see the brand ids you can use.';
+  if (field === 'collection' || field === 'collectionId') {
+    return 'Call list_collections with the brandId to see its collections and their channels.';
+  }
+  if (/^platforms\.youtube\.playlists\.\d+\.channelId$/.test(field)) {
+    return "Call list_channels with the brandId to see the brand's channel ids.";
+  }
+  if (/^media\.\d+\.id$/.test(field))
+    return 'Upload the file to this brand with upload_media first, or pass a url instead.';
+  if (field === 'scheduledAt')
+    return "scheduledAt is a local time in the brand's timezone (see list_brands), format Y-m-d H:i:s.";
+  return undefined;
+}
+
+function errorText(error: ValidationError | NotFoundError | Error): string {
+  const lines = [error.message];
+  const fields = error instanceof ValidationError ? Object.keys(error.errors) : [];
+  if (error instanceof ValidationError) {
+    for (const [field, messages] of Object.entries(error.errors)) {
+      for (const text of messages) lines.push(`- ${field}: ${text}`);
+    }
+  }
+  if (error instanceof NotFoundError) fields.push(error.key);
+  const hints = [...new Set(fields.map(hintFor).filter((hint): hint is string => hint !== undefined))];
+  return [...lines, ...hints].join('\n');
+}
+
+/** Converts whatever a tool threw into a tool result; unexpected errors are logged, not shown. */
+export function errorResult(error: unknown, log: (message: string, error: unknown) => void): CallToolResult {
+  if (isServiceError(error)) {
+    return {
+      isError: true,
+      content: [{ type: 'text', text: errorText(error) }],
+      structuredContent: toErrorBody(error) as unknown as Record<string, unknown>,
+    };
+  }
+  log('tool call failed unexpectedly', error);
+  const message = 'The server failed to complete the request. Its log has the details; try again.';
+  return {
+    isError: true,
+    content: [{ type: 'text', text: message }],
+    structuredContent: { status: 'error', message, errors: {} },
+  };
+}

@@ -1,0 +1,21 @@
+import { z } from 'zod';
+import { User } from '../../domain/schemas.js';
+import { defineTool } from '../tool.js';
+
+export const getProfile = defineTool({
+  name: 'get_profile',
+  title: 'Get profile',
+  description:
+    "Returns the acting user's profile (id, name, joinedAt, timezone). Use it to check the connection works. " +
+    "Note: post times are read in each BRAND's timezone (list_brands), not in the user's timezone shown here.",
+  input: z.strictObject({}),
+  output: User,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async handle(service) {
+    const user = await service.getProfile();
+    return {
+      body: { status: 'success', data: user },
+      summary: `${user.name} (user ${user.id}), timezone ${user.timezone}, joined ${user.joinedAt}.`,
+    };
+  },
+});

@@ -1,0 +1,86 @@
+/** The service on the embedded store, acting as one user. */
+import { NotFoundError } from '../domain/errors.js';
+import {
+  type Brand,
+  BrandPageRequest,
+  type Channel,
+  type Collection,
+  type CreatedPost,
+  ListBrandsRequest,
+  type Media,
+  type User,
+} from '../domain/schemas.js';
+import { validateOrThrow } from '../domain/validation.js';
+import type { BrandRecord, Clock, MediaStore, Store, UserRecord } from '../ports.js';
+import { createPost } from './create-post.js';
+import { readPage } from './pagination.js';
+import type { Page, PublishingService } from './publishing-service.js';
+import { presentBrand, presentChannel, presentCollection, presentUser } from './resources.js';
+import { uploadMedia } from './upload-media.js';
+
+export interface LocalServiceDeps {
+  store: Store;
+  media: MediaStore;
+  clock: Clock;
+}
+
+export class LocalPublishingService implements PublishingService {
+  constructor(
+    private readonly deps: LocalServiceDeps,
+    readonly user: UserRecord,
+  ) {}
+
+  private brandOfUser(brandId: number): BrandRecord {
+    const brand = this.deps.store.findBrandOfUser(this.user.id, brandId);
+    if (!brand) throw NotFoundError.brand();
+    return brand;
+  }
+
+  async getProfile(): Promise<User> {
+    // Re-read: a workspace import may have renamed the user since the session started.
+    return presentUser(this.deps.store.getUser(this.user.id) ?? this.user);
+  }
+
+  async listBrands(request: unknown = {}): Promise<Page<Brand>> {
+    const query = validateOrThrow(ListBrandsRequest, request);
+    const { store } = this.deps;
+    return readPage(
+      query,
+      () => store.countBrandsOfUser(this.user.id),
+      (window) => store.listBrandsOfUser(this.user.id, window),
+      presentBrand,
+    );
+  }
+
+  async listChannels(request: unknown): Promise<Page<Channel>> {
+    const query = validateOrThrow(BrandPageRequest, request);
+    const brand = this.brandOfUser(query.brandId);
+    const { store } = this.deps;
+    return readPage(
+      query,
+      () => store.countChannels(brand.id),
+      (window) => store.listChannels(brand.id, window),
+      presentChannel,
+    );
+  }
+
+  async listCollections(request: unknown): Promise<Page<Collection>> {
+    const query = validateOrThrow(BrandPageRequest, request);
+    const brand = this.brandOfUser(query.brandId);
+    const { store } = this.deps;
+    return readPage(
+      query,
+      () => store.countCollections(brand.id),
+      (window) => store.listCollections(brand.id, window),
+      presentCollection,
+    );
+  }
+
+  uploadMedia(request: unknown): Promise<Media> {
+    return uploadMedia(this.deps, this.user, request);
+  }
+
+  async createPost(request: unknown): Promise<CreatedPost> {
+    return createPost(this.deps.store, this.deps.clock, this.user, request);
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * The service interface: the six operations of http-interface.md, for one acting user. The local
+ * service (SQLite) and the remote client (HTTP) both implement it; one contract suite runs on both.
+ * Requests are `unknown`: each implementation validates (or has its server validate) with the
+ * domain schemas and throws the typed errors of `domain/errors.ts`.
+ */
+import type { Brand, Channel, Collection, CreatedPost, Media, User } from '../domain/schemas.js';
+
+/** Page position of a list result; adapters add `nextPageUrl` and `prevPageUrl`. */
+export interface PageInfo {
+  currentPage: number;
+  perPage: number;
+  total: number;
+  lastPage: number;
+}
+
+export interface Page<T> {
+  data: T[];
+  pagination: PageInfo;
+}
+
+export interface PublishingService {
+  getProfile(): Promise<User>;
+  /** `{ page?, per_page? }` */
+  listBrands(request?: unknown): Promise<Page<Brand>>;
+  /** `{ brandId, page?, per_page? }` */
+  listChannels(request: unknown): Promise<Page<Channel>>;
+  /** `{ brandId, page?, per_page? }` */
+  listCollections(request: unknown): Promise<Page<Collection>>;
+  /** `{ brandId, path }` */
+  uploadMedia(request: unknown): Promise<Media>;
+  /** `{ brandId, collectionId, ...post creation payload }` */
+  createPost(request: unknown): Promise<CreatedPost>;
+}

@@ -1,0 +1,109 @@
+/**
+ * Media upload: one file, its type read from its bytes (never its name), at most 100 MB, stored once
+ * per brand (the same bytes uploaded twice return the same media). A rejected upload keeps nothing.
+ */
+import { randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
+import { NotFoundError, ValidationError } from '../domain/errors.js';
+import { message } from '../domain/messages.js';
+import { type Media, UploadMediaRequest } from '../domain/schemas.js';
+import { validateOrThrow } from '../domain/validation.js';
+import type { Clock, MediaStore, Store, UserRecord } from '../ports.js';
+import { presentMedia } from './resources.js';
+
+/** "100 MB" of the interface: 100 × 1024 × 1024 bytes. */
+export const MEDIA_MAX_BYTES = 104_857_600;
+
+/** The accepted MIME types, as detected from the bytes. */
+export const MEDIA_TYPES = new Set([
+  'image/png',
+  'image/jpeg',
+  'video/mp4',
+  'video/quicktime',
+  'application/pdf',
+]);
+
+const pathError = (text: string) => ValidationError.single('path', text);
+
+/** Checks the path names a readable regular file; returns its absolute form. */
+async function checkLocalFile(path: string): Promise<string> {
+  const expanded = path === '~' || path.startsWith('~/') ? join(homedir(), path.slice(1)) : path;
+  if (!isAbsolute(expanded)) {
+    throw pathError(`The path must be absolute (it is read on the machine running the server): ${path}`);
+  }
+  try {
+    const info = await stat(expanded);
+    if (info.isDirectory()) throw pathError(`The path ${expanded} is a directory, not a file.`);
+    if (!info.isFile()) throw pathError(`The path ${expanded} is not a regular file.`);
+    if (info.size === 0) throw ValidationError.single('media', message.mediaRequired);
+    if (info.size > MEDIA_MAX_BYTES) throw ValidationError.single('media', message.mediaTooLarge);
+  } catch (error) {
+    if (error instanceof ValidationError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw pathError(`The file ${expanded} does not exist.`);
+    if (code === 'EACCES' || code === 'EPERM')
+      throw pathError(`The file ${expanded} cannot be read (permission denied).`);
+    throw error;
+  }
+  return expanded;
+}
+
+async function detectType(head: Uint8Array): Promise<string | undefined> {
+  // Loaded on first use: the sniffer is large and most sessions never upload.
+  const { fileTypeFromBuffer } = await import('file-type');
+  return (await fileTypeFromBuffer(head))?.mime;
+}
+
+export interface MediaUploadDeps {
+  store: Store;
+  media: MediaStore;
+  clock: Clock;
+}
+
+export async function uploadMedia(deps: MediaUploadDeps, user: UserRecord, request: unknown): Promise<Media> {
+  const { brandId, path } = validateOrThrow(UploadMediaRequest, request);
+  const brand = deps.store.findBrandOfUser(user.id, brandId);
+  if (!brand) throw NotFoundError.brand();
+  const file = await checkLocalFile(path);
+
+  const staged = await deps.media.stage(createReadStream(file), MEDIA_MAX_BYTES);
+  try {
+    if (staged.tooLarge) throw ValidationError.single('media', message.mediaTooLarge);
+    if (staged.size === 0) throw ValidationError.single('media', message.mediaRequired);
+    const type = await detectType(staged.head);
+    if (!type || !MEDIA_TYPES.has(type)) throw ValidationError.single('media', message.mediaType);
+
+    const existing = deps.store.findMediaByHash(brand.id, staged.sha256);
+    if (existing) {
+      await deps.media.discard(staged.token);
+      return presentMedia(existing);
+    }
+    const id = `med_${randomBytes(18).toString('base64url')}`;
+    const storedPath = await deps.media.commit(staged.token, brand.id, id);
+    const record = {
+      id,
+      brandId: brand.id,
+      type,
+      size: staged.size,
+      sha256: staged.sha256,
+      path: storedPath,
+      createdAtMs: deps.clock.now(),
+    };
+    try {
+      deps.store.insertMedia(record);
+    } catch (error) {
+      await deps.media.remove(storedPath);
+      // A concurrent upload of the same bytes won the race: answer with its media.
+      const winner = deps.store.findMediaByHash(brand.id, staged.sha256);
+      if (winner) return presentMedia(winner);
+      throw error;
+    }
+    return presentMedia(record);
+  } catch (error) {
+    await deps.media.discard(staged.token);
+    throw error;
+  }
+}

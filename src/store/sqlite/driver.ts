@@ -1,0 +1,84 @@
+/**
+ * Opens SQLite with whichever driver the running Node has: the built-in `node:sqlite` (Node >= 22.13)
+ * or `better-sqlite3` (an optional dependency, for Node 20). The MCP bundle runs on Claude Desktop's
+ * own Node, where native addons break, so the built-in driver is always preferred.
+ */
+import { createRequire } from 'node:module';
+
+export type SqlValue = string | number | bigint | null | Uint8Array;
+
+export interface SqlStatement {
+  run(...params: SqlValue[]): { changes: number | bigint; lastInsertRowid: number | bigint };
+  get(...params: SqlValue[]): unknown;
+  all(...params: SqlValue[]): unknown[];
+}
+
+export interface SqlDatabase {
+  readonly driver: 'node:sqlite' | 'better-sqlite3';
+  exec(sql: string): void;
+  prepare(sql: string): SqlStatement;
+  close(): void;
+}
+
+interface NodeSqliteModule {
+  DatabaseSync: new (
+    path: string,
+  ) => {
+    exec(sql: string): void;
+    prepare(sql: string): SqlStatement;
+    close(): void;
+  };
+}
+
+function loadNodeSqlite(): NodeSqliteModule | undefined {
+  const getBuiltin = (process as { getBuiltinModule?: (id: string) => unknown }).getBuiltinModule;
+  if (!getBuiltin) return undefined;
+  // Node 22/23 flag node:sqlite as experimental and warn on load; that warning is noise for our users.
+  const emitWarning = process.emitWarning;
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+    if (String(warning).includes('SQLite')) return;
+    (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
+  }) as typeof process.emitWarning;
+  try {
+    return getBuiltin('node:sqlite') as NodeSqliteModule | undefined;
+  } catch {
+    return undefined;
+  } finally {
+    process.emitWarning = emitWarning;
+  }
+}
+
+export function openDatabase(file: string): SqlDatabase {
+  const nodeSqlite = loadNodeSqlite();
+  if (nodeSqlite) {
+    const db = new nodeSqlite.DatabaseSync(file);
+    return {
+      driver: 'node:sqlite',
+      exec: (sql) => db.exec(sql),
+      prepare: (sql) => db.prepare(sql),
+      close: () => db.close(),
+    };
+  }
+  let BetterSqlite: new (
+    path: string,
+  ) => {
+    exec(sql: string): void;
+    prepare(sql: string): SqlStatement;
+    close(): void;
+  };
+  try {
+    BetterSqlite = createRequire(import.meta.url)('better-sqlite3');
+  } catch (error) {
+    throw new Error(
+      `This Node (${process.version}) has no node:sqlite and better-sqlite3 is not installed: use Node >= 22.13 or run "npm install better-sqlite3".`,
+      { cause: error },
+    );
+  }
+  const db = new BetterSqlite(file);
+  return {
+    driver: 'better-sqlite3',
+    exec: (sql) => db.exec(sql),
+    prepare: (sql) => db.prepare(sql),
+    close: () => db.close(),
+  };
+}

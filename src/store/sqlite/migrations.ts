@@ -1,0 +1,105 @@
+/**
+ * Schema migrations, applied in order, each in its own transaction; `PRAGMA user_version` records how
+ * many have run. Never edit a released migration: add the next one.
+ */
+import type { SqlDatabase } from './driver.js';
+
+const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE users (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    timezone TEXT NOT NULL,
+    api_key_hash TEXT UNIQUE,
+    joined_at_ms INTEGER NOT NULL
+  );
+  CREATE TABLE brands (
+    id INTEGER PRIMARY KEY,
+    title TEXT NOT NULL UNIQUE,
+    description TEXT,
+    timezone TEXT NOT NULL,
+    queue_times TEXT NOT NULL,
+    created_at_ms INTEGER NOT NULL,
+    updated_at_ms INTEGER NOT NULL
+  );
+  CREATE TABLE user_brands (
+    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    brand_id INTEGER NOT NULL REFERENCES brands(id) ON DELETE CASCADE,
+    PRIMARY KEY (user_id, brand_id)
+  ) WITHOUT ROWID;
+  CREATE TABLE channels (
+    id INTEGER PRIMARY KEY,
+    brand_id INTEGER NOT NULL REFERENCES brands(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    type TEXT NOT NULL,
+    status TEXT NOT NULL,
+    created_at_ms INTEGER NOT NULL,
+    updated_at_ms INTEGER NOT NULL,
+    UNIQUE (brand_id, name)
+  );
+  CREATE TABLE collections (
+    id INTEGER PRIMARY KEY,
+    brand_id INTEGER NOT NULL REFERENCES brands(id) ON DELETE CASCADE,
+    title TEXT NOT NULL,
+    description TEXT,
+    status TEXT NOT NULL DEFAULT 'ACTIVE',
+    created_at_ms INTEGER NOT NULL,
+    updated_at_ms INTEGER NOT NULL,
+    UNIQUE (brand_id, title)
+  );
+  CREATE TABLE collection_channels (
+    collection_id INTEGER NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
+    channel_id INTEGER NOT NULL REFERENCES channels(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    PRIMARY KEY (collection_id, channel_id)
+  ) WITHOUT ROWID;
+  CREATE TABLE media (
+    id TEXT PRIMARY KEY,
+    brand_id INTEGER NOT NULL REFERENCES brands(id) ON DELETE CASCADE,
+    type TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    sha256 TEXT NOT NULL,
+    path TEXT NOT NULL,
+    created_at_ms INTEGER NOT NULL,
+    UNIQUE (brand_id, sha256)
+  );
+  CREATE TABLE posts (
+    id INTEGER PRIMARY KEY,
+    brand_id INTEGER NOT NULL REFERENCES brands(id) ON DELETE CASCADE,
+    collection_id INTEGER NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
+    user_id TEXT NOT NULL REFERENCES users(id),
+    publish_mode TEXT NOT NULL,
+    status TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    due_at_ms INTEGER,
+    created_at_ms INTEGER NOT NULL,
+    updated_at_ms INTEGER NOT NULL
+  );
+  CREATE INDEX posts_of_brand ON posts (brand_id, id);
+  CREATE INDEX posts_planned_by_brand ON posts (brand_id, due_at_ms) WHERE status IN ('queued', 'scheduled');
+  CREATE INDEX posts_due ON posts (due_at_ms) WHERE status IN ('queued', 'scheduled', 'publishing');
+  `,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+export function migrate(db: SqlDatabase): void {
+  const row = db.prepare('PRAGMA user_version').get() as { user_version: number };
+  const current = Number(row.user_version);
+  if (current > MIGRATIONS.length) {
+    throw new Error(
+      `The database has schema version ${current}, newer than this program knows (${MIGRATIONS.length}): upgrade social-publisher-mcp.`,
+    );
+  }
+  for (let version = current; version < MIGRATIONS.length; version++) {
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      db.exec(MIGRATIONS[version]!);
+      db.exec(`PRAGMA user_version = ${version + 1}`);
+      db.exec('COMMIT');
+    } catch (error) {
+      db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+}
