@@ -99,13 +99,11 @@ export function toErrorBody(error: ServiceError): ErrorBody {
 
 /** Merges field errors, keeping every message of every field. */
 export function mergeFieldErrors(...sets: FieldErrors[]): FieldErrors {
-  const merged: FieldErrors = {};
+  const merged = new Map<string, string[]>();
   for (const set of sets) {
     for (const [field, messages] of Object.entries(set)) {
-      const list = merged[field] ?? [];
-      merged[field] = list;
-      list.push(...messages);
+      merged.set(field, [...(merged.get(field) ?? []), ...messages]);
     }
   }
-  return merged;
+  return Object.fromEntries(merged);
 }

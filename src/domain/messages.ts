@@ -158,13 +158,14 @@ function customMessage(rule: CustomRule | undefined, attribute: string): string 
 
 /** Turns every zod issue into the field errors of the interface, all of them, keyed by dotted path. */
 export function fieldErrorsFromIssues(issues: readonly z.core.$ZodIssue[]): FieldErrors {
-  const errors: FieldErrors = {};
+  // A Map, not an object: a field may be named `__proto__`.
+  const errors = new Map<string, string[]>();
   for (const issue of issues) {
     for (const [key, text] of issueMessages(issue)) {
-      const list = errors[key] ?? [];
-      errors[key] = list;
+      const list = errors.get(key) ?? [];
+      errors.set(key, list);
       if (!list.includes(text)) list.push(text);
     }
   }
-  return errors;
+  return Object.fromEntries(errors);
 }

@@ -1,0 +1,54 @@
+/** Rows of the SQLite store → the records of the ports. */
+import type { BrandRecord, ChannelRecord, MediaRecord, UserRecord } from '../../ports.js';
+import type { Row } from './sql.js';
+
+export const USER_COLUMNS = 'id, name, timezone, joined_at_ms';
+export const BRAND_COLUMNS =
+  'b.id, b.title, b.description, b.timezone, b.queue_times, b.created_at_ms, b.updated_at_ms';
+export const CHANNEL_COLUMNS = 'id, brand_id, name, type, status, created_at_ms, updated_at_ms';
+export const COLLECTION_COLUMNS = 'id, brand_id, title, description, status, created_at_ms, updated_at_ms';
+
+export function toUser(row: Row): UserRecord {
+  return {
+    id: String(row.id),
+    name: String(row.name),
+    timezone: String(row.timezone),
+    joinedAtMs: Number(row.joined_at_ms),
+  };
+}
+
+export function toBrand(row: Row): BrandRecord {
+  return {
+    id: Number(row.id),
+    title: String(row.title),
+    description: row.description === null ? null : String(row.description),
+    timezone: String(row.timezone),
+    queueTimes: JSON.parse(String(row.queue_times)) as string[],
+    createdAtMs: Number(row.created_at_ms),
+    updatedAtMs: Number(row.updated_at_ms),
+  };
+}
+
+export function toChannel(row: Row): ChannelRecord {
+  return {
+    id: Number(row.id),
+    brandId: Number(row.brand_id),
+    name: String(row.name),
+    type: String(row.type) as ChannelRecord['type'],
+    status: String(row.status) as ChannelRecord['status'],
+    createdAtMs: Number(row.created_at_ms),
+    updatedAtMs: Number(row.updated_at_ms),
+  };
+}
+
+export function toMedia(row: Row): MediaRecord {
+  return {
+    id: String(row.id),
+    brandId: Number(row.brand_id),
+    type: String(row.type),
+    size: Number(row.size),
+    sha256: String(row.sha256),
+    path: String(row.path),
+    createdAtMs: Number(row.created_at_ms),
+  };
+}

@@ -1,0 +1,63 @@
+/** The layout rules of the codebase, checked: data flows adapter → service → ports → store. */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { TOOLS } from '../src/mcp/registry.js';
+
+const SRC = join(import.meta.dirname, '..', 'src');
+
+function sourceFiles(dir = SRC): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+const files = sourceFiles().map((path) => ({ path: relative(SRC, path), text: readFileSync(path, 'utf8') }));
+
+function importsOf(text: string): string[] {
+  return [...text.matchAll(/^import[^'"]*['"]([^'"]+)['"]/gm)].map((match) => match[1]!);
+}
+
+describe('architecture', () => {
+  it('writes to stdout only from main.ts (help, version, import output); stdio mode owns stdout', () => {
+    const offenders = files
+      .filter((file) => file.path !== 'main.ts')
+      .filter((file) => /process\.stdout|console\.(log|info|debug)\(/.test(file.text))
+      .map((file) => file.path);
+    expect(offenders).toEqual([]);
+  });
+
+  it('keeps domain/ pure: no imports outside domain/ but zod and luxon, no I/O modules', () => {
+    for (const file of files.filter((f) => f.path.startsWith('domain/'))) {
+      for (const target of importsOf(file.text)) {
+        const allowed = target === 'zod' || target === 'luxon' || (target.startsWith('./') && !target.includes('..'));
+        expect(allowed, `${file.path} imports ${target}`).toBe(true);
+      }
+    }
+  });
+
+  it('keeps adapters (mcp/) away from the store and SQL', () => {
+    for (const file of files.filter((f) => f.path.startsWith('mcp/'))) {
+      for (const target of importsOf(file.text)) {
+        expect(target.includes('/store/'), `${file.path} imports ${target}`).toBe(false);
+      }
+      expect(/\b(SELECT|INSERT|UPDATE)\b/.test(file.text), `${file.path} has SQL`).toBe(false);
+    }
+  });
+
+  it('has one file per tool, named after the tool, each registered', () => {
+    const toolFiles = files.filter((f) => f.path.startsWith('mcp/tools/')).map((f) => f.path);
+    const expected = TOOLS.map((tool) => `mcp/tools/${tool.name.replaceAll('_', '-')}.ts`);
+    expect(toolFiles.sort()).toEqual(expected.sort());
+  });
+
+  it('keeps files small: a tool well under 150 lines, a module under 400', () => {
+    for (const file of files) {
+      const lines = file.text.split('\n').length;
+      const limit = file.path.startsWith('mcp/tools/') ? 150 : 400;
+      expect(lines, file.path).toBeLessThan(limit);
+    }
+  });
+});

@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import {
+  formatLocalTime,
+  formatTimestamp,
+  instantsOfWallClock,
+  parseWallClock,
+  resolveLocalTime,
+} from '../../src/domain/time.js';
+
+const utc = (text: string) => Date.parse(text);
+
+describe('formatTimestamp', () => {
+  it('writes UTC with six fractional digits', () => {
+    expect(formatTimestamp(utc('2026-11-21T10:43:00.123Z'))).toBe('2026-11-21T10:43:00.123000Z');
+    expect(formatTimestamp(0)).toBe('1970-01-01T00:00:00.000000Z');
+  });
+});
+
+describe('parseWallClock', () => {
+  it('reads Y-m-d H:i:s', () => {
+    expect(parseWallClock('2026-11-24 09:05:07')).toEqual({
+      year: 2026,
+      month: 11,
+      day: 24,
+      hour: 9,
+      minute: 5,
+      second: 7,
+    });
+  });
+
+  it.each([
+    '2026-11-24T09:00:00',
+    '2026-11-24 09:00',
+    '2026-11-24 9:00:00',
+    '2026-02-30 09:00:00',
+    '2026-13-01 09:00:00',
+    '2026-11-24 24:00:00',
+    '2026-11-24 09:60:00',
+    ' 2026-11-24 09:00:00',
+    '2026-11-24 09:00:00Z',
+  ])('rejects %j', (text) => {
+    expect(parseWallClock(text)).toBeUndefined();
+  });
+
+  it('accepts a leap day only in a leap year', () => {
+    expect(parseWallClock('2028-02-29 12:00:00')).toBeDefined();
+    expect(parseWallClock('2027-02-29 12:00:00')).toBeUndefined();
+  });
+});
+
+describe('instantsOfWallClock', () => {
+  const wall = (text: string) => parseWallClock(text)!;
+
+  it('gives one instant on an ordinary day, read in the zone', () => {
+    expect(instantsOfWallClock(wall('2026-11-24 09:00:00'), 'America/New_York')).toEqual([
+      utc('2026-11-24T14:00:00Z'),
+    ]);
+    expect(instantsOfWallClock(wall('2026-11-24 09:00:00'), 'Asia/Tokyo')).toEqual([utc('2026-11-24T00:00:00Z')]);
+  });
+
+  it('gives none in a spring-forward gap', () => {
+    expect(instantsOfWallClock(wall('2027-03-14 02:30:00'), 'America/New_York')).toEqual([]);
+    expect(instantsOfWallClock(wall('2027-03-28 01:30:00'), 'Europe/London')).toEqual([]);
+    // Southern hemisphere: Sydney springs forward in October.
+    expect(instantsOfWallClock(wall('2026-10-04 02:30:00'), 'Australia/Sydney')).toEqual([]);
+  });
+
+  it('gives both instants, earliest first, in a fall-back overlap', () => {
+    expect(instantsOfWallClock(wall('2027-11-07 01:30:00'), 'America/New_York')).toEqual([
+      utc('2027-11-07T05:30:00Z'),
+      utc('2027-11-07T06:30:00Z'),
+    ]);
+    expect(instantsOfWallClock(wall('2027-10-31 01:30:00'), 'Europe/London')).toEqual([
+      utc('2027-10-31T00:30:00Z'),
+      utc('2027-10-31T01:30:00Z'),
+    ]);
+  });
+
+  it('handles a zone with a half-hour DST shift (Lord Howe)', () => {
+    expect(instantsOfWallClock(wall('2026-10-04 02:15:00'), 'Australia/Lord_Howe')).toEqual([]);
+    expect(instantsOfWallClock(wall('2027-04-04 01:45:00'), 'Australia/Lord_Howe')).toHaveLength(2);
+  });
+});
+
+describe('resolveLocalTime', () => {
+  it('takes the earlier instant of an ambiguous time', () => {
+    expect(resolveLocalTime('2027-11-07 01:30:00', 'America/New_York')).toEqual({
+      ok: true,
+      epochMs: utc('2027-11-07T05:30:00Z'),
+    });
+  });
+
+  it('tells a gap from a bad format', () => {
+    expect(resolveLocalTime('2027-03-14 02:30:00', 'America/New_York')).toEqual({ ok: false, reason: 'gap' });
+    expect(resolveLocalTime('2027-03-14', 'America/New_York')).toEqual({ ok: false, reason: 'format' });
+  });
+
+  it('round-trips through formatLocalTime', () => {
+    const resolved = resolveLocalTime('2026-12-31 23:59:59', 'Pacific/Kiritimati');
+    expect(resolved.ok && formatLocalTime(resolved.epochMs, 'Pacific/Kiritimati')).toBe('2026-12-31 23:59:59');
+  });
+});
