@@ -46,8 +46,14 @@ export function defaultDataDir(env: NodeJS.ProcessEnv, platform: NodeJS.Platform
   return join(env.XDG_DATA_HOME || join(home, '.local', 'share'), 'social-publisher-mcp');
 }
 
+/**
+ * Empty means unset. So does an unexpanded `${user_config.x}` placeholder: an MCP bundle host may pass
+ * one through when the user left that setting empty.
+ */
 function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
+  const trimmed = value?.trim();
+  if (!trimmed || /^\$\{user_config\.\w+\}$/.test(trimmed)) return undefined;
+  return trimmed;
 }
 
 export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Readonly<Config> {
