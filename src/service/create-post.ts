@@ -67,12 +67,9 @@ export function createPost(store: Store, clock: Clock, user: UserRecord, request
     rules.errors,
     brand ? unknownMediaIds(store, brand.id, raw) : {},
   );
-  if (
-    collection &&
-    collection.channels.length === 0 &&
-    raw.publishMode !== 'DRAFT' &&
-    raw.publishMode !== undefined
-  ) {
+  const publishes =
+    raw.publishMode === 'QUEUE' || raw.publishMode === 'SCHEDULE' || raw.publishMode === 'IMMEDIATE';
+  if (collection && collection.channels.length === 0 && publishes) {
     errors.collectionId = [message.collectionEmpty];
   }
   if (!schema.ok || Object.keys(errors).length > 0 || !brand || !collection)
