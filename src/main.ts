@@ -5,6 +5,7 @@ import { type Config, ConfigError, loadConfig, USAGE } from './config.js';
 import { ValidationError } from './domain/errors.js';
 import { openLocalRuntime } from './local-runtime.js';
 import { logError, logInfo } from './logger.js';
+import { InFlightCalls } from './mcp/in-flight.js';
 import { createMcpServer } from './mcp/server.js';
 import { serveStdio } from './mcp/stdio.js';
 import { resolveLocalUser } from './service/acting-user.js';
@@ -30,17 +31,19 @@ async function runStdio(config: Config): Promise<void> {
       throw new ConfigError((error as Error).message, { cause: error });
     }
     const service = new LocalPublishingService(runtime, user);
+    const inFlight = new InFlightCalls();
     const server = createMcpServer(service, {
       name: 'social-publisher-mcp',
       version: VERSION,
       log: logError,
+      inFlight,
     });
     if (process.stdin.isTTY) {
       logInfo(
         `MCP server on stdio, acting as ${user.name}, data in ${config.dataDir}. Waiting for an MCP client (Ctrl-D to quit).`,
       );
     }
-    await serveStdio(server);
+    await serveStdio(server, inFlight);
   } finally {
     runtime.close();
   }

@@ -163,6 +163,7 @@ export const PageQuery = {
     .describe(`Items per page, 1 to ${PER_PAGE_MAX} (default ${PER_PAGE_DEFAULT})`),
 };
 
+export const GetProfileRequest = z.strictObject({});
 export const ListBrandsRequest = z.strictObject({ ...PageQuery });
 export const BrandPageRequest = z.strictObject({
   brandId: Id.describe('Brand id, from list_brands'),

@@ -13,6 +13,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { PublishingService } from '../service/publishing-service.js';
 import { coerceArguments } from './arguments.js';
+import type { InFlightCalls } from './in-flight.js';
 import { TOOLS } from './registry.js';
 import { errorResult, outputSchemaOf, successResult, toJsonSchema } from './results.js';
 
@@ -21,6 +22,8 @@ export interface McpServerOptions {
   version: string;
   /** Where unexpected errors are reported in full (stderr in production). */
   log: (message: string, error: unknown) => void;
+  /** Tracks tool calls under way, for a transport that closes gracefully. */
+  inFlight?: InFlightCalls;
 }
 
 const INSTRUCTIONS = [
@@ -47,8 +50,11 @@ function listTools(): Tool[] {
 export function createMcpServer(service: PublishingService, options: McpServerOptions): McpServer {
   const server = new McpServer(
     { name: options.name, version: options.version, title: 'Social Publisher' },
-    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+    { instructions: INSTRUCTIONS },
   );
+  // Declared here rather than in the constructor options, where McpServer would install its own tool
+  // handlers and claim list changes it never sends.
+  server.server.registerCapabilities({ tools: { listChanged: false } });
   const tools = new Map(TOOLS.map((tool) => [tool.name, tool]));
 
   server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools() }));

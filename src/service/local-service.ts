@@ -6,6 +6,7 @@ import {
   type Channel,
   type Collection,
   type CreatedPost,
+  GetProfileRequest,
   ListBrandsRequest,
   type Media,
   type User,
@@ -36,7 +37,8 @@ export class LocalPublishingService implements PublishingService {
     return brand;
   }
 
-  async getProfile(): Promise<User> {
+  async getProfile(request: unknown = {}): Promise<User> {
+    validateOrThrow(GetProfileRequest, request);
     // Re-read: a workspace import may have renamed the user since the session started.
     return presentUser(this.deps.store.getUser(this.user.id) ?? this.user);
   }

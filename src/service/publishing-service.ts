@@ -20,7 +20,8 @@ export interface Page<T> {
 }
 
 export interface PublishingService {
-  getProfile(): Promise<User>;
+  /** `{}`: no arguments (an unknown one is refused, never ignored). */
+  getProfile(request?: unknown): Promise<User>;
   /** `{ page?, per_page? }` */
   listBrands(request?: unknown): Promise<Page<Brand>>;
   /** `{ brandId, page?, per_page? }` */

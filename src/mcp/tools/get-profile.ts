@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { User } from '../../domain/schemas.js';
+import { GetProfileRequest, User } from '../../domain/schemas.js';
 import { defineTool } from '../tool.js';
 
 export const getProfile = defineTool({
@@ -8,11 +7,11 @@ export const getProfile = defineTool({
   description:
     "Returns the acting user's profile (id, name, joinedAt, timezone). Use it to check the connection works. " +
     "Note: post times are read in each BRAND's timezone (list_brands), not in the user's timezone shown here.",
-  input: z.strictObject({}),
+  input: GetProfileRequest,
   output: User,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async handle(service) {
-    const user = await service.getProfile();
+  async handle(service, args) {
+    const user = await service.getProfile(args);
     return {
       body: { status: 'success', data: user },
       summary: `${user.name} (user ${user.id}), timezone ${user.timezone}, joined ${user.joinedAt}.`,
