@@ -32,7 +32,8 @@ describe('architecture', () => {
   it('keeps domain/ pure: no imports outside domain/ but zod and luxon, no I/O modules', () => {
     for (const file of files.filter((f) => f.path.startsWith('domain/'))) {
       for (const target of importsOf(file.text)) {
-        const allowed = target === 'zod' || target === 'luxon' || (target.startsWith('./') && !target.includes('..'));
+        const allowed =
+          target === 'zod' || target === 'luxon' || (target.startsWith('./') && !target.includes('..'));
         expect(allowed, `${file.path} imports ${target}`).toBe(true);
       }
     }

@@ -41,8 +41,9 @@ export function checkPostRules(input: unknown, context: PostRuleContext): PostRu
     const resolved = resolveLocalTime(scheduledAt, context.timezone);
     if (resolved.ok) {
       result.scheduledAtMs = resolved.epochMs;
-      // Only SCHEDULE posts must be in the future: QUEUE and IMMEDIATE ignore it, DRAFT keeps a plan.
-      if (mode === 'SCHEDULE' && resolved.epochMs <= context.nowMs)
+      // QUEUE and IMMEDIATE ignore scheduledAt; everywhere else (a DRAFT's planned time too) it must be future.
+      const ignored = mode === 'QUEUE' || mode === 'IMMEDIATE';
+      if (!ignored && resolved.epochMs <= context.nowMs)
         add(errors, 'scheduledAt', message.scheduledAtFuture);
     } else if (resolved.reason === 'gap') {
       add(errors, 'scheduledAt', message.scheduledAtGap(context.timezone));

@@ -17,7 +17,11 @@ describe('attributeName', () => {
 });
 
 describe('fieldErrorsFromIssues', () => {
-  const schema = z.strictObject({ a: z.number().int().min(2), b: z.array(z.string()).max(1), c: z.boolean() });
+  const schema = z.strictObject({
+    a: z.number().int().min(2),
+    b: z.array(z.string()).max(1),
+    c: z.boolean(),
+  });
 
   it('reports every issue, keyed by dotted path', () => {
     const result = schema.safeParse({ a: 1, b: [2], c: 'no', d: 1 }, { reportInput: true });
@@ -32,7 +36,9 @@ describe('fieldErrorsFromIssues', () => {
 
   it('reports the size of an array', () => {
     const result = schema.safeParse({ a: 2, b: ['x', 'y'], c: true }, { reportInput: true });
-    expect(fieldErrorsFromIssues(result.error!.issues)).toEqual({ b: ['The b may not have more than 1 items.'] });
+    expect(fieldErrorsFromIssues(result.error!.issues)).toEqual({
+      b: ['The b may not have more than 1 items.'],
+    });
   });
 
   it('names a body that is not an object', () => {
@@ -61,7 +67,9 @@ describe('text', () => {
 
 describe('dropAbsentValues', () => {
   it('drops null and blank properties at every depth, keeps array items and other values verbatim', () => {
-    expect(dropAbsentValues({ a: null, b: '  ', c: ' x ', d: { e: '', f: 0, g: false }, h: [null, ''] })).toEqual({
+    expect(
+      dropAbsentValues({ a: null, b: '  ', c: ' x ', d: { e: '', f: 0, g: false }, h: [null, ''] }),
+    ).toEqual({
       c: ' x ',
       d: { f: 0, g: false },
       h: [null, ''],

@@ -24,7 +24,9 @@ describe('queueSlotsAfter', () => {
   });
 
   it('skips a slot at exactly now', () => {
-    expect(firstSlots('2026-11-21T14:00:00Z', 'America/New_York', ['09:00'], 1)).toEqual(['2026-11-22T14:00:00.000Z']);
+    expect(firstSlots('2026-11-21T14:00:00Z', 'America/New_York', ['09:00'], 1)).toEqual([
+      '2026-11-22T14:00:00.000Z',
+    ]);
   });
 
   it('keeps local times across spring-forward and fall-back (New York)', () => {

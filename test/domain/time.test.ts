@@ -55,7 +55,9 @@ describe('instantsOfWallClock', () => {
     expect(instantsOfWallClock(wall('2026-11-24 09:00:00'), 'America/New_York')).toEqual([
       utc('2026-11-24T14:00:00Z'),
     ]);
-    expect(instantsOfWallClock(wall('2026-11-24 09:00:00'), 'Asia/Tokyo')).toEqual([utc('2026-11-24T00:00:00Z')]);
+    expect(instantsOfWallClock(wall('2026-11-24 09:00:00'), 'Asia/Tokyo')).toEqual([
+      utc('2026-11-24T00:00:00Z'),
+    ]);
   });
 
   it('gives none in a spring-forward gap', () => {
@@ -97,6 +99,8 @@ describe('resolveLocalTime', () => {
 
   it('round-trips through formatLocalTime', () => {
     const resolved = resolveLocalTime('2026-12-31 23:59:59', 'Pacific/Kiritimati');
-    expect(resolved.ok && formatLocalTime(resolved.epochMs, 'Pacific/Kiritimati')).toBe('2026-12-31 23:59:59');
+    expect(resolved.ok && formatLocalTime(resolved.epochMs, 'Pacific/Kiritimati')).toBe(
+      '2026-12-31 23:59:59',
+    );
   });
 });

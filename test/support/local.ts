@@ -2,11 +2,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Workspace } from '../../src/domain/workspace.js';
 import { type LocalRuntime, openLocalRuntime } from '../../src/local-runtime.js';
 import { authenticate, resolveLocalUser } from '../../src/service/acting-user.js';
 import { LocalPublishingService } from '../../src/service/local-service.js';
 import { type ImportedIds, importWorkspace } from '../../src/service/workspace.js';
-import type { Workspace } from '../../src/domain/workspace.js';
 import { FakeClock } from './fake-clock.js';
 
 /** 2026-11-21 12:00:00 UTC, a Saturday: 07:00 in New York (EST), 21:00 in Tokyo. */

@@ -1,0 +1,79 @@
+/**
+ * What every implementation's `open()` must provide to the contract suite (see service-contract.ts),
+ * and the types the contract files share.
+ */
+import type { Workspace } from '../../src/domain/workspace.js';
+import type { PublishingService } from '../../src/service/publishing-service.js';
+
+/** 2026-11-21 12:00:00 UTC, a Saturday: 07:00 EST in New York, 21:00 in Tokyo. */
+export const CONTRACT_NOW = Date.UTC(2026, 10, 21, 12, 0, 0);
+
+export const OTHER_API_KEY = 'contract-other-user-key-0001';
+
+/** A second user with a brand of their own; neither user may see the other's brands. */
+export const OTHER_WORKSPACE: Workspace = {
+  brands: [
+    {
+      title: 'Harbor Bakery',
+      description: 'Another user’s brand',
+      timezone: 'Europe/Paris',
+      queueTimes: ['09:00', '12:00', '17:00'],
+      channels: [
+        { name: 'Harbor Bakery on YouTube', type: 'YouTube', status: 'ACTIVE' },
+        { name: 'Harbor Bakery on Instagram', type: 'Instagram', status: 'ACTIVE' },
+      ],
+      collections: [
+        { title: 'Harbor All', channels: ['Harbor Bakery on YouTube', 'Harbor Bakery on Instagram'] },
+      ],
+    },
+    // A brand with no channels and no collections: empty lists.
+    { title: 'Harbor Pop-up', timezone: 'Europe/Paris' },
+  ],
+  users: [
+    {
+      name: 'Other User',
+      timezone: 'Europe/Paris',
+      apiKey: OTHER_API_KEY,
+      brands: ['Harbor Bakery', 'Harbor Pop-up'],
+    },
+  ],
+};
+
+/** A post row as stored, for implementations that can show their store. */
+export interface StoredPost {
+  brandId: number;
+  collectionId: number;
+  publishMode: string;
+  status: string;
+  dueAtMs: number | null;
+  payload: Record<string, unknown>;
+}
+
+/** Read-only views of the backing store; only an embedded implementation can give them. */
+export interface StoreInspection {
+  count(table: 'media' | 'posts'): number;
+  post(id: number): StoredPost | undefined;
+  /** Entries of the media staging directory (must be empty between uploads). */
+  stagingEntries(): string[];
+}
+
+export interface ContractWorld {
+  service: PublishingService;
+  other: PublishingService;
+  inspect?: StoreInspection;
+  close(): Promise<void>;
+}
+
+export interface ContractOptions {
+  /** Register the tests that read the store through `world.inspect`. */
+  inspection: boolean;
+}
+
+export interface ContractContext {
+  readonly world: ContractWorld;
+  readonly service: PublishingService;
+  readonly other: PublishingService;
+  /** The store inspection; throws when the implementation gives none. */
+  inspect(): StoreInspection;
+  readonly options: ContractOptions;
+}
