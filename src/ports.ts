@@ -2,7 +2,9 @@
  * The narrow interfaces the service needs from the outside world. The store is synchronous because
  * both SQLite drivers are; everything that may wait on I/O (media, publishing) is asynchronous.
  */
-import type { ChannelType, PostPayload, PublishMode } from './domain/schemas.js';
+import type { CommentStatus, DeliveryStatus, PlatformContent } from './domain/delivery.js';
+import type { PostPayload, PostStatus } from './domain/post-schemas.js';
+import type { ChannelType, PublishMode } from './domain/schemas.js';
 
 /** Wall-clock time, injected so that tests can move it. */
 export interface Clock {
@@ -59,8 +61,7 @@ export interface MediaRecord {
   createdAtMs: number;
 }
 
-/** The lifecycle states a post has so far; delivery states come with the publishing engine. */
-export type PostStatus = 'draft' | 'queued' | 'scheduled' | 'publishing';
+export type { PostStatus };
 
 export interface NewPost {
   brandId: number;
@@ -72,6 +73,114 @@ export interface NewPost {
   /** When the post is due to go out (UTC ms); for a DRAFT, the planned time if one was given. */
   dueAtMs: number | null;
   createdAtMs: number;
+  idempotencyKey: string | null;
+  /** Hash of collection + payload, to recognise the same post created twice. */
+  contentHash: string;
+}
+
+export interface PostRecord extends NewPost {
+  id: number;
+  updatedAtMs: number;
+  publishedAtMs: number | null;
+}
+
+export interface PostChanges {
+  collectionId: number;
+  publishMode: PublishMode;
+  status: PostStatus;
+  payload: PostPayload;
+  dueAtMs: number | null;
+  contentHash: string;
+}
+
+export interface PostFilter {
+  status?: PostStatus | undefined;
+  collectionId?: number | undefined;
+  /** Due at or after (UTC ms). */
+  fromMs?: number | undefined;
+  /** Due before (UTC ms). */
+  toMs?: number | undefined;
+  order: 'newest' | 'calendar';
+}
+
+export interface DeliveryRecord {
+  id: number;
+  postId: number;
+  channelId: number;
+  channelName: string;
+  channelType: ChannelType;
+  status: DeliveryStatus;
+  reason: string | null;
+  notes: string[];
+  content: PlatformContent | null;
+  externalId: string | null;
+  attempts: number;
+  sentAtMs: number | null;
+  commentStatus: CommentStatus;
+  commentDueAtMs: number | null;
+  commentSentAtMs: number | null;
+  commentReason: string | null;
+}
+
+export type NewDelivery = Pick<
+  DeliveryRecord,
+  'postId' | 'channelId' | 'channelName' | 'channelType' | 'status' | 'reason' | 'notes' | 'content'
+>;
+
+/** Posts of a brand. Every read is scoped to the brand the caller may see. */
+export interface PostStore {
+  insert(post: NewPost): number;
+  find(brandId: number, postId: number): PostRecord | undefined;
+  findByIdempotencyKey(brandId: number, key: string): PostRecord | undefined;
+  /** The latest post of the brand with this content hash created at or after `sinceMs`, not cancelled. */
+  findRecentSame(brandId: number, contentHash: string, sinceMs: number): PostRecord | undefined;
+  count(brandId: number, filter: PostFilter): number;
+  list(brandId: number, filter: PostFilter, window: PageWindow): PostRecord[];
+  update(postId: number, changes: PostChanges, nowMs: number): void;
+  setStatus(postId: number, status: PostStatus, nowMs: number, publishedAtMs?: number | null): void;
+  remove(postId: number): void;
+  /** Due times of the brand's queued and scheduled posts at or after `fromMs`, ascending (an index range). */
+  plannedTimesFrom(brandId: number, fromMs: number, limit: number): number[];
+  /** Queued (QUEUE mode) posts of the brand due at or after `fromMs`, soonest first. */
+  queued(brandId: number, fromMs: number, limit: number): PostRecord[];
+  /** Ids of queued and scheduled posts due at or before `nowMs`, soonest first. */
+  dueIds(nowMs: number, limit: number): number[];
+  /** The earliest due time of a queued or scheduled post, if any. */
+  nextDueAtMs(): number | undefined;
+}
+
+/** Deliveries and their auto-comments; the claim methods are what make a delivery happen once. */
+export interface DeliveryStore {
+  insertMany(deliveries: readonly NewDelivery[]): void;
+  ofPost(postId: number): DeliveryRecord[];
+  ofPosts(postIds: readonly number[]): Map<number, DeliveryRecord[]>;
+  /** Moves up to `limit` pending deliveries to `sending` (attempts + 1) and returns them. */
+  claimPending(limit: number, nowMs: number): DeliveryRecord[];
+  markSent(deliveryId: number, externalId: string | null, nowMs: number, commentDueAtMs: number | null): void;
+  markFailed(deliveryId: number, reason: string): void;
+  /** Deliveries left `sending` by a process that stopped: their outcome is unknown. */
+  inDoubt(): DeliveryRecord[];
+  /** Puts an in-doubt delivery back to `pending` (for an idempotent publisher). */
+  retry(deliveryId: number): void;
+  claimDueComments(limit: number, nowMs: number): DeliveryRecord[];
+  markComment(deliveryId: number, status: 'sent' | 'failed', nowMs: number, reason: string | null): void;
+  /** Comments left `sending` by a process that stopped. */
+  commentsInDoubt(): DeliveryRecord[];
+  retryComment(deliveryId: number): void;
+  nextCommentDueAtMs(): number | undefined;
+  counts(postId: number): Record<DeliveryStatus, number>;
+}
+
+/** The sandbox publisher's record of what each platform would have received. */
+export interface SandboxOutbox {
+  /** Records a delivery or comment once; false when it was already recorded. */
+  record(
+    kind: 'delivery' | 'comment',
+    deliveryId: number,
+    platform: string,
+    body: unknown,
+    nowMs: number,
+  ): boolean;
 }
 
 export interface PageWindow {
@@ -134,9 +243,9 @@ export interface Store {
   findMedia(brandId: number, mediaIds: readonly string[]): MediaRecord[];
   insertMedia(media: MediaRecord): void;
 
-  insertPost(post: NewPost): number;
-  /** Due times of the brand's queued and scheduled posts at or after `fromMs`, ascending (an index range). */
-  plannedTimesFrom(brandId: number, fromMs: number, limit: number): number[];
+  readonly posts: PostStore;
+  readonly deliveries: DeliveryStore;
+  readonly sandbox: SandboxOutbox;
 
   findBrandIdByTitle(title: string): number | undefined;
   upsertBrand(brand: BrandUpsert, nowMs: number): number;
@@ -164,4 +273,38 @@ export interface MediaStore {
   discard(token: string): Promise<void>;
   /** Removes a stored file; never throws. */
   remove(storedPath: string): Promise<void>;
+}
+
+/** One delivery handed to a publisher. `deliveryId` is stable: a publisher may use it to deduplicate. */
+export interface DeliveryJob {
+  deliveryId: number;
+  postId: number;
+  brandId: number;
+  channel: { id: number; name: string; type: ChannelType };
+  content: PlatformContent;
+}
+
+/** The auto-comment of a sent delivery. */
+export interface CommentJob {
+  deliveryId: number;
+  postId: number;
+  brandId: number;
+  channel: { id: number; name: string; type: ChannelType };
+  /** The id the platform gave the post when it was delivered. */
+  externalId: string | null;
+  comment: string;
+}
+
+export type PublishOutcome = { ok: true; externalId: string | null } | { ok: false; reason: string };
+
+/** Sends deliveries to the platforms (or stands in for them). */
+export interface Publisher {
+  readonly name: string;
+  /**
+   * True when sending the same job twice has the effect of sending it once (the publisher deduplicates
+   * by `deliveryId`). Only then is a delivery whose outcome a crash left unknown sent again.
+   */
+  readonly idempotent: boolean;
+  deliver(job: DeliveryJob): Promise<PublishOutcome>;
+  comment(job: CommentJob): Promise<PublishOutcome>;
 }

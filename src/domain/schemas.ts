@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import type { CustomRule } from './messages.js';
-import { isValidTimezone, parseWallClock, SCHEDULED_AT_FORMAT } from './time.js';
+import { isValidTimezone } from './time.js';
 
 export const CHANNEL_TYPES = [
   'Facebook',
@@ -30,7 +30,8 @@ export const PER_PAGE_MAX = 100;
 export type ChannelType = (typeof CHANNEL_TYPES)[number];
 export type PublishMode = (typeof PUBLISH_MODES)[number];
 
-function issue(rule: CustomRule, input: unknown) {
+/** A zod `custom` issue carrying one of our rules; messages.ts words it. */
+export function customIssue(rule: CustomRule, input: unknown) {
   return { code: 'custom' as const, input, params: rule };
 }
 
@@ -52,12 +53,12 @@ export function text(limits: { max: number; min?: number }) {
     .check((ctx) => {
       const value = ctx.value;
       if (value.trim() === '') {
-        ctx.issues.push(issue({ rule: 'required' }, value));
+        ctx.issues.push(customIssue({ rule: 'required' }, value));
         return;
       }
       const length = characterCount(value);
-      if (length < min) ctx.issues.push(issue({ rule: 'min_chars', limit: min }, value));
-      if (length > limits.max) ctx.issues.push(issue({ rule: 'max_chars', limit: limits.max }, value));
+      if (length < min) ctx.issues.push(customIssue({ rule: 'min_chars', limit: min }, value));
+      if (length > limits.max) ctx.issues.push(customIssue({ rule: 'max_chars', limit: limits.max }, value));
     })
     .meta({ minLength: min, maxLength: limits.max });
 }
@@ -68,7 +69,7 @@ export function httpUrl(max: number) {
     .url({ protocol: /^https?$/, hostname: /^[^\s]+$/ })
     .check((ctx) => {
       if (characterCount(ctx.value) > max)
-        ctx.issues.push(issue({ rule: 'max_chars', limit: max }, ctx.value));
+        ctx.issues.push(customIssue({ rule: 'max_chars', limit: max }, ctx.value));
     })
     .meta({ maxLength: max });
 }
@@ -76,11 +77,11 @@ export function httpUrl(max: number) {
 export const Timezone = z
   .string()
   .check((ctx) => {
-    if (!isValidTimezone(ctx.value)) ctx.issues.push(issue({ rule: 'timezone' }, ctx.value));
+    if (!isValidTimezone(ctx.value)) ctx.issues.push(customIssue({ rule: 'timezone' }, ctx.value));
   })
   .meta({ description: 'IANA timezone name, e.g. America/New_York' });
 
-const Id = z.number().int().min(1);
+export const Id = z.number().int().min(1);
 
 // ---------------------------------------------------------------- resources (responses)
 
@@ -128,11 +129,6 @@ export const Media = z.object({
   size: z.number().int(),
 });
 
-export const CreatedPost = z.object({
-  id: z.number().int(),
-  message: z.string(),
-});
-
 export const Pagination = z.object({
   currentPage: z.number().int(),
   perPage: z.number().int(),
@@ -147,7 +143,6 @@ export type Brand = z.infer<typeof Brand>;
 export type Channel = z.infer<typeof Channel>;
 export type Collection = z.infer<typeof Collection>;
 export type Media = z.infer<typeof Media>;
-export type CreatedPost = z.infer<typeof CreatedPost>;
 export type Pagination = z.infer<typeof Pagination>;
 
 // ---------------------------------------------------------------- requests
@@ -176,107 +171,3 @@ export const UploadMediaRequest = z.strictObject({
     'Absolute path of a local file: png, jpg/jpeg, mp4, mov or pdf, at most 100 MB. The type is read from the bytes.',
   ),
 });
-
-export const Poll = z.strictObject({
-  question: text({ max: 280 }),
-  options: z
-    .array(text({ max: 30 }))
-    .min(2)
-    .max(4),
-  period: z.enum(POLL_PERIODS).describe('How long the poll is open'),
-  correctOptionIndex: z
-    .number()
-    .int()
-    .min(0)
-    .optional()
-    .describe('Zero-based index of the correct option (quiz)'),
-  explanation: text({ max: 512 }).optional().describe('Shown after voting'),
-});
-
-export const Comment = z.strictObject({
-  comment: text({ max: 1000 }),
-  delay: z.number().int().min(0).describe('Seconds after publishing before the comment is posted'),
-});
-
-export const MediaElement = z
-  .strictObject({
-    id: text({ max: 255 }).optional().describe('A media id returned by upload_media for the same brand'),
-    url: httpUrl(2048).optional().describe('A direct public http(s) URL of the file'),
-  })
-  .describe('Exactly one of id or url');
-
-const Location = z.strictObject({ id: text({ max: 255 }), name: text({ max: 255 }) });
-
-export const PlatformOverrides = z.strictObject({
-  instagram: z
-    .strictObject({
-      collab: text({ max: 255 }).optional(),
-      location: Location.optional(),
-      trialReel: text({ max: 255 }).optional().describe('MANUAL is a value in use'),
-      shareToFeed: z.boolean().optional(),
-    })
-    .optional(),
-  facebook: z
-    .strictObject({ collab: text({ max: 255 }).optional(), location: Location.optional() })
-    .optional(),
-  tiktok: z.strictObject({ sendToInbox: z.boolean().optional() }).optional(),
-  youtube: z
-    .strictObject({
-      tags: z.array(text({ max: 500 })).optional(),
-      playlists: z
-        .array(
-          z.strictObject({
-            channelId: Id.describe('A YouTube channel of the brand'),
-            playlistIds: z.array(text({ max: 255 })),
-          }),
-        )
-        .optional(),
-    })
-    .optional(),
-});
-
-export const ScheduledAt = z
-  .string()
-  .check((ctx) => {
-    if (!parseWallClock(ctx.value))
-      ctx.issues.push(issue({ rule: 'date_format', format: SCHEDULED_AT_FORMAT }, ctx.value));
-  })
-  .meta({
-    pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$',
-    description:
-      "Local wall-clock time in the BRAND's timezone (not UTC, not the user's), format Y-m-d H:i:s, e.g. 2026-11-24 09:00:00. Required when publishMode is SCHEDULE; must be in the future.",
-  });
-
-/** The post creation payload of http-interface.md. */
-export const PostPayload = z.strictObject({
-  publishMode: z
-    .enum(PUBLISH_MODES)
-    .describe(
-      'QUEUE: next free queue time of the brand; SCHEDULE: at scheduledAt; IMMEDIATE: publish now; DRAFT: save only',
-    ),
-  caption: text({ max: 3000 })
-    .optional()
-    .describe('Post text, 1 to 3000 characters; required unless poll is set'),
-  poll: Poll.optional().describe('Poll or quiz (LinkedIn, X/Twitter, Telegram, Threads, Mastodon, Bluesky)'),
-  title: text({ max: 255 })
-    .optional()
-    .describe('Title for platforms that have titles (YouTube, Pinterest, ...)'),
-  alt: text({ max: 255 }).optional().describe('Accessibility text for the media'),
-  link: httpUrl(1000).optional().describe('URL attached to the post'),
-  scheduledAt: ScheduledAt.optional(),
-  postAsStory: z.boolean().optional().describe('Publish as a Story on Instagram and Facebook channels'),
-  comment: Comment.optional().describe('Auto-comment posted delay seconds after publishing'),
-  media: z.array(MediaElement).optional(),
-  platforms: PlatformOverrides.optional().describe(
-    'Platform-specific overrides, keyed by lowercase platform',
-  ),
-});
-
-export const CreatePostRequest = z.strictObject({
-  brandId: Id.describe('Brand id, from list_brands'),
-  collectionId: Id.describe('Collection id, from list_collections: the post goes to every channel in it'),
-  ...PostPayload.shape,
-});
-
-export type PostPayload = z.infer<typeof PostPayload>;
-export type CreatePostRequest = z.infer<typeof CreatePostRequest>;

@@ -2,52 +2,40 @@
  * Post creation: every rule of http-interface.md's post section and product.md, in the order the
  * interface implies: 404 for the brand and the collection, then every validation failure at once
  * (422), then the YouTube playlist channels (404). The queue slot is taken and the post stored in one
- * transaction, so two posts never get the same slot.
+ * transaction, so two posts never get the same slot. An idempotency key, or the same post created
+ * again within ten minutes, returns the first post instead of publishing twice.
  */
-import { type FieldErrors, mergeFieldErrors, NotFoundError, ValidationError } from '../domain/errors.js';
-import { message } from '../domain/messages.js';
-import { checkPostRules } from '../domain/post-rules.js';
-import { type CreatedPost, CreatePostRequest, type PostPayload } from '../domain/schemas.js';
-import { describeLocalTime, formatTimestamp } from '../domain/time.js';
+import { NotFoundError, ValidationError } from '../domain/errors.js';
+import { type CreatedPost, CreatePostRequest, type PostPayload } from '../domain/post-schemas.js';
 import { dropAbsentValues, isPlainObject, validate } from '../domain/validation.js';
-import type { BrandRecord, Clock, CollectionRecord, PostStatus, Store, UserRecord } from '../ports.js';
-import { nextFreeQueueSlot } from './queue-slot.js';
+import type { BrandRecord, Clock, CollectionRecord, PostRecord, Store, UserRecord } from '../ports.js';
+import {
+  checkPayload,
+  checkPlaylistChannels,
+  contentHash,
+  resolveTiming,
+  throwIfInvalid,
+} from './post-checks.js';
+import { describeOutcome, describePost } from './post-messages.js';
+import { startPublishing } from './publishing.js';
+
+/** How long the same post created again counts as a duplicate. */
+export const DUPLICATE_WINDOW_MS = 10 * 60_000;
 
 function positiveInteger(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 1 ? value : undefined;
 }
 
-function unknownMediaIds(store: Store, brandId: number, input: Record<string, unknown>): FieldErrors {
-  if (!Array.isArray(input.media)) return {};
-  const referenced = input.media
-    .map((element, index) => ({ index, id: isPlainObject(element) ? element.id : undefined }))
-    .filter((entry): entry is { index: number; id: string } => typeof entry.id === 'string');
-  const known = new Set(
-    store.findMedia(brandId, [...new Set(referenced.map((entry) => entry.id))]).map((m) => m.id),
-  );
-  const errors: FieldErrors = {};
-  for (const { index, id } of referenced) {
-    if (!known.has(id)) errors[`media.${index}.id`] = [message.mediaIdInvalid(index)];
-  }
-  return errors;
+export interface CreatePostContext {
+  store: Store;
+  clock: Clock;
+  user: UserRecord;
+  /** Told when a post starts publishing now, so the publisher need not wait for its next tick. */
+  onPublishing?: (() => void) | undefined;
 }
 
-function describeChannels(collection: CollectionRecord): string {
-  const count = collection.channels.length;
-  const inactive = collection.channels.filter((channel) => channel.status === 'INACTIVE');
-  let text = `${count} channel${count === 1 ? '' : 's'} of collection "${collection.title}"`;
-  if (inactive.length > 0) {
-    const names = inactive.map((channel) => channel.name).join(', ');
-    text += ` (${inactive.length} INACTIVE, will fail until reconnected: ${names})`;
-  }
-  return text;
-}
-
-function describeInstant(epochMs: number, brand: BrandRecord): string {
-  return `${describeLocalTime(epochMs, brand.timezone)}, ${formatTimestamp(epochMs)} UTC`;
-}
-
-export function createPost(store: Store, clock: Clock, user: UserRecord, request: unknown): CreatedPost {
+export function createPost(context: CreatePostContext, request: unknown): CreatedPost {
+  const { store, clock, user } = context;
   const input = dropAbsentValues(request);
   const raw = isPlainObject(input) ? input : {};
   const schema = validate(CreatePostRequest, input);
@@ -61,106 +49,90 @@ export function createPost(store: Store, clock: Clock, user: UserRecord, request
   if (brand && collectionId !== undefined && !collection) throw NotFoundError.collection();
 
   const nowMs = clock.now();
-  const rules = brand ? checkPostRules(raw, { timezone: brand.timezone, nowMs }) : { errors: {} };
-  const errors = mergeFieldErrors(
-    schema.ok ? {} : schema.errors,
-    rules.errors,
-    brand ? unknownMediaIds(store, brand.id, raw) : {},
-  );
-  const publishes =
-    raw.publishMode === 'QUEUE' || raw.publishMode === 'SCHEDULE' || raw.publishMode === 'IMMEDIATE';
-  if (collection && collection.channels.length === 0 && publishes) {
-    errors.collectionId = [message.collectionEmpty];
-  }
-  if (!schema.ok || Object.keys(errors).length > 0 || !brand || !collection)
-    throw new ValidationError(errors);
+  const checked = brand
+    ? checkPayload(store, brand, collection, raw, nowMs)
+    : { errors: {}, scheduledAtMs: undefined };
+  throwIfInvalid(schema.ok ? {} : schema.errors, checked.errors);
+  if (!schema.ok || !brand || !collection) throw new ValidationError({});
 
-  const { brandId: _brand, collectionId: _collection, ...payload } = schema.value;
-  payload.platforms?.youtube?.playlists?.forEach((playlist, index) => {
-    if (!store.findChannel(brand.id, playlist.channelId)) throw NotFoundError.playlistChannel(index);
+  const { brandId: _b, collectionId: _c, idempotencyKey, dryRun, ...payload } = schema.value;
+  checkPlaylistChannels(store, brand.id, payload);
+  const hash = contentHash(collection.id, payload);
+  const target = { brand, collection, payload, nowMs, scheduledAtMs: checked.scheduledAtMs };
+
+  if (dryRun) return dryRunResult(store, target);
+  const created = store.transaction(() => {
+    const earlier = findEarlier(store, brand.id, idempotencyKey, hash, nowMs);
+    if (earlier) return duplicateResult(earlier, brand, idempotencyKey !== undefined);
+    const timing = resolveTiming(store, brand, payload, checked.scheduledAtMs, nowMs);
+    const id = store.posts.insert({
+      brandId: brand.id,
+      collectionId: collection.id,
+      userId: user.id,
+      publishMode: payload.publishMode,
+      status: timing.status,
+      payload,
+      dueAtMs: timing.dueAtMs,
+      createdAtMs: nowMs,
+      idempotencyKey: idempotencyKey ?? null,
+      contentHash: hash,
+    });
+    if (timing.status === 'publishing') startPublishing(store, store.posts.find(brand.id, id)!, nowMs);
+    return { id, message: describeOutcome({ ...target, id, dueAtMs: timing.dueAtMs }) };
   });
-
-  return store.transaction(() =>
-    storePost(store, { brand, collection, user, payload, nowMs, scheduledAtMs: rules.scheduledAtMs }),
-  );
+  if (payload.publishMode === 'IMMEDIATE' && !created.duplicate) context.onPublishing?.();
+  return created;
 }
 
-interface PostToStore {
+interface Target {
   brand: BrandRecord;
   collection: CollectionRecord;
-  user: UserRecord;
   payload: PostPayload;
   nowMs: number;
   scheduledAtMs: number | undefined;
 }
 
-function storePost(store: Store, post: PostToStore): CreatedPost {
-  const { brand, collection, payload, nowMs, scheduledAtMs } = post;
-  let status: PostStatus;
-  let dueAtMs: number | null;
-  switch (payload.publishMode) {
-    case 'DRAFT':
-      status = 'draft';
-      dueAtMs = scheduledAtMs ?? null;
-      break;
-    case 'SCHEDULE':
-      status = 'scheduled';
-      dueAtMs = scheduledAtMs!;
-      break;
-    case 'QUEUE': {
-      const slot = nextFreeQueueSlot(store, brand, nowMs);
-      if (slot === undefined) {
-        throw ValidationError.single(
-          'publishMode',
-          'The brand has no queue times: use SCHEDULE with a scheduledAt.',
-        );
-      }
-      status = 'queued';
-      dueAtMs = slot;
-      break;
-    }
-    case 'IMMEDIATE':
-      status = 'publishing';
-      dueAtMs = nowMs;
-      break;
+function findEarlier(
+  store: Store,
+  brandId: number,
+  idempotencyKey: string | undefined,
+  hash: string,
+  nowMs: number,
+): { post: PostRecord; sameContent: boolean } | undefined {
+  if (idempotencyKey !== undefined) {
+    const post = store.posts.findByIdempotencyKey(brandId, idempotencyKey);
+    return post && { post, sameContent: post.contentHash === hash };
   }
-  const id = store.insertPost({
-    brandId: brand.id,
-    collectionId: collection.id,
-    userId: post.user.id,
-    publishMode: payload.publishMode,
-    status,
-    payload,
-    dueAtMs,
-    createdAtMs: nowMs,
-  });
-  return { id, message: resultMessage(post, id, dueAtMs) };
+  const post = store.posts.findRecentSame(brandId, hash, nowMs - DUPLICATE_WINDOW_MS);
+  return post && { post, sameContent: true };
 }
 
-function resultMessage(post: PostToStore, id: number, dueAtMs: number | null): string {
-  const { brand, collection, payload } = post;
-  const channels = describeChannels(collection);
-  let text: string;
-  switch (payload.publishMode) {
-    case 'DRAFT':
-      text = `Draft ${id} saved for ${channels}; it is not published or scheduled.`;
-      if (dueAtMs !== null) text += ` Planned time: ${describeInstant(dueAtMs, brand)}.`;
-      break;
-    case 'SCHEDULE':
-      text = `Post ${id} scheduled for ${describeInstant(dueAtMs!, brand)}, to ${channels}.`;
-      break;
-    case 'QUEUE':
-      text = `Post ${id} added to the queue of ${brand.title}: it goes out ${describeInstant(dueAtMs!, brand)}, to ${channels}.`;
-      break;
-    case 'IMMEDIATE':
-      text = `Post ${id} is being published now to ${channels}.`;
-      break;
+function duplicateResult(
+  earlier: { post: PostRecord; sameContent: boolean },
+  brand: BrandRecord,
+  byKey: boolean,
+): CreatedPost {
+  const { post, sameContent } = earlier;
+  if (!sameContent) {
+    throw ValidationError.single(
+      'idempotencyKey',
+      `The idempotency key was already used for post ${post.id}, with different content. Use a new key for a new post.`,
+    );
   }
-  if (
-    payload.scheduledAt !== undefined &&
-    (payload.publishMode === 'QUEUE' || payload.publishMode === 'IMMEDIATE')
-  ) {
-    text += ` scheduledAt (${payload.scheduledAt}) was ignored because publishMode is ${payload.publishMode}.`;
-  }
-  return text;
+  const why = byKey ? 'the same idempotency key' : 'the same content less than 10 minutes ago';
+  return {
+    id: post.id,
+    duplicate: true,
+    message: `Duplicate: post ${post.id} was already created with ${why}; nothing new was created or published. It is ${describePost(post, brand)}.`,
+  };
+}
+
+/** What creating would do, without storing anything: the time a QUEUE post would take is read, not taken. */
+function dryRunResult(store: Store, target: Target): CreatedPost {
+  const timing = resolveTiming(store, target.brand, target.payload, target.scheduledAtMs, target.nowMs);
+  return {
+    id: null,
+    dryRun: true,
+    message: `Dry run, nothing stored: valid. ${describeOutcome({ ...target, id: null, dueAtMs: timing.dueAtMs })}`,
+  };
 }

@@ -1,11 +1,11 @@
 /** The service on the embedded store, acting as one user. */
 import { NotFoundError } from '../domain/errors.js';
+import type { CreatedPost, DeletedPost, Post, Queue } from '../domain/post-schemas.js';
 import {
   type Brand,
   BrandPageRequest,
   type Channel,
   type Collection,
-  type CreatedPost,
   GetProfileRequest,
   ListBrandsRequest,
   type Media,
@@ -15,7 +15,9 @@ import { validateOrThrow } from '../domain/validation.js';
 import type { BrandRecord, Clock, MediaStore, Store, UserRecord } from '../ports.js';
 import { createPost } from './create-post.js';
 import { readPage } from './pagination.js';
+import { deletePost, getPost, listPosts, publishPost, updatePost } from './post-lifecycle.js';
 import type { Page, PublishingService } from './publishing-service.js';
+import { getQueue } from './queue-view.js';
 import { presentBrand, presentChannel, presentCollection, presentUser } from './resources.js';
 import { uploadMedia } from './upload-media.js';
 
@@ -23,6 +25,8 @@ export interface LocalServiceDeps {
   store: Store;
   media: MediaStore;
   clock: Clock;
+  /** Told when a post starts publishing now (the scheduler sends it without waiting for its next tick). */
+  onPublishing?: (() => void) | undefined;
 }
 
 export class LocalPublishingService implements PublishingService {
@@ -82,7 +86,40 @@ export class LocalPublishingService implements PublishingService {
     return uploadMedia(this.deps, this.user, request);
   }
 
+  private get context() {
+    return {
+      store: this.deps.store,
+      clock: this.deps.clock,
+      user: this.user,
+      onPublishing: this.deps.onPublishing,
+    };
+  }
+
   async createPost(request: unknown): Promise<CreatedPost> {
-    return createPost(this.deps.store, this.deps.clock, this.user, request);
+    return createPost(this.context, request);
+  }
+
+  async listPosts(request: unknown): Promise<Page<Post>> {
+    return listPosts(this.context, request);
+  }
+
+  async getPost(request: unknown): Promise<Post> {
+    return getPost(this.context, request);
+  }
+
+  async updatePost(request: unknown): Promise<Post> {
+    return updatePost(this.context, request);
+  }
+
+  async deletePost(request: unknown): Promise<DeletedPost> {
+    return deletePost(this.context, request);
+  }
+
+  async publishPost(request: unknown): Promise<Post> {
+    return publishPost(this.context, request);
+  }
+
+  async getQueue(request: unknown): Promise<Queue> {
+    return getQueue(this.context, request);
   }
 }

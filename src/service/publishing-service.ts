@@ -1,10 +1,11 @@
 /**
- * The service interface: the six operations of http-interface.md, for one acting user. The local
- * service (SQLite) and the remote client (HTTP) both implement it; one contract suite runs on both.
- * Requests are `unknown`: each implementation validates (or has its server validate) with the
- * domain schemas and throws the typed errors of `domain/errors.ts`.
+ * The service interface: the six operations of http-interface.md and the post lifecycle, for one
+ * acting user. The local service (SQLite) and the remote client (HTTP) both implement it; one contract
+ * suite runs on both. Requests are `unknown`: each implementation validates (or has its server
+ * validate) with the domain schemas and throws the typed errors of `domain/errors.ts`.
  */
-import type { Brand, Channel, Collection, CreatedPost, Media, User } from '../domain/schemas.js';
+import type { CreatedPost, DeletedPost, Post, Queue } from '../domain/post-schemas.js';
+import type { Brand, Channel, Collection, Media, User } from '../domain/schemas.js';
 
 /** Page position of a list result; adapters add `nextPageUrl` and `prevPageUrl`. */
 export interface PageInfo {
@@ -30,6 +31,19 @@ export interface PublishingService {
   listCollections(request: unknown): Promise<Page<Collection>>;
   /** `{ brandId, path }` */
   uploadMedia(request: unknown): Promise<Media>;
-  /** `{ brandId, collectionId, ...post creation payload }` */
+  /** `{ brandId, collectionId, ...post creation payload, idempotencyKey?, dryRun? }` */
   createPost(request: unknown): Promise<CreatedPost>;
+
+  /** `{ brandId, status?, collectionId?, from?, to?, order?, page?, per_page? }` */
+  listPosts(request: unknown): Promise<Page<Post>>;
+  /** `{ brandId, postId }` */
+  getPost(request: unknown): Promise<Post>;
+  /** `{ brandId, postId, ...fields to change (null removes one) }` */
+  updatePost(request: unknown): Promise<Post>;
+  /** `{ brandId, postId }`: removes a draft, cancels a queued or scheduled post. */
+  deletePost(request: unknown): Promise<DeletedPost>;
+  /** `{ brandId, postId }`: publishes a draft, queued or scheduled post now. */
+  publishPost(request: unknown): Promise<Post>;
+  /** `{ brandId, count? }` */
+  getQueue(request: unknown): Promise<Queue>;
 }

@@ -9,13 +9,13 @@ const BATCH = 256;
  * side, so the cost grows with the run of taken slots ahead, not with the number of posts stored.
  */
 export function nextFreeQueueSlot(store: Store, brand: BrandRecord, nowMs: number): number | undefined {
-  let taken = store.plannedTimesFrom(brand.id, nowMs + 1, BATCH);
+  let taken = store.posts.plannedTimesFrom(brand.id, nowMs + 1, BATCH);
   let index = 0;
   for (const slot of queueSlotsAfter(nowMs, brand.timezone, brand.queueTimes)) {
     for (;;) {
       while (index < taken.length && taken[index]! < slot) index++;
       if (index < taken.length || taken.length < BATCH) break;
-      taken = store.plannedTimesFrom(brand.id, slot, BATCH);
+      taken = store.posts.plannedTimesFrom(brand.id, slot, BATCH);
       index = 0;
     }
     if (taken[index] !== slot) return slot;

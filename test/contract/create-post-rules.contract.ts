@@ -47,8 +47,8 @@ export function createPostRulesContract(ctx: ContractContext): void {
 
     it('gives every post its own id', async () => {
       const ids = [];
-      for (const publishMode of ['DRAFT', 'QUEUE', 'IMMEDIATE', 'DRAFT']) {
-        ids.push((await create({ publishMode })).id);
+      for (const [index, publishMode] of ['DRAFT', 'QUEUE', 'IMMEDIATE', 'DRAFT'].entries()) {
+        ids.push((await create({ publishMode, caption: `Post number ${index}` })).id);
       }
       expect(new Set(ids).size).toBe(4);
     });
@@ -141,7 +141,10 @@ export function createPostRulesContract(ctx: ContractContext): void {
   });
 
   describe('queue', () => {
-    const queue = async () => (await create({ publishMode: 'QUEUE' })).message;
+    // Distinct captions: the same post twice within ten minutes is a duplicate, not a second post.
+    let queued = 0;
+    const queue = async () =>
+      (await create({ publishMode: 'QUEUE', caption: `Queued post ${++queued}` })).message;
 
     it('takes the earliest free queue time after now, in the brand timezone', async () => {
       expect(await queue()).toContain('2026-11-21T14:00:00.000000Z'); // 09:00 New York
@@ -277,7 +280,7 @@ export function createPostRulesContract(ctx: ContractContext): void {
           title: 'Beans',
           link: 'https://example.com',
         });
-        expect(inspect.post(created.id)).toMatchObject({
+        expect(inspect.post(created.id!)).toMatchObject({
           brandId: BRAND.northwind,
           collectionId: COLLECTION.everywhere,
           publishMode: 'SCHEDULE',
@@ -285,9 +288,9 @@ export function createPostRulesContract(ctx: ContractContext): void {
           payload: { caption: 'Fresh beans are in.', title: 'Beans', link: 'https://example.com' },
         });
         const draft = await create({});
-        expect(inspect.post(draft.id)).toMatchObject({ publishMode: 'DRAFT', dueAtMs: null });
+        expect(inspect.post(draft.id!)).toMatchObject({ publishMode: 'DRAFT', dueAtMs: null });
         const now = await create({ publishMode: 'IMMEDIATE' });
-        expect(inspect.post(now.id)).toMatchObject({ publishMode: 'IMMEDIATE', dueAtMs: CONTRACT_NOW });
+        expect(inspect.post(now.id!)).toMatchObject({ publishMode: 'IMMEDIATE', dueAtMs: CONTRACT_NOW });
       });
 
       it('stores nothing for a rejected request', async () => {

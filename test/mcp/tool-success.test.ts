@@ -134,9 +134,10 @@ describe('create_post', () => {
   });
 
   it("QUEUE takes the brand's next free queue times, one after the other", async () => {
-    const args = { brandId: 1, collectionId: 1, publishMode: 'QUEUE', caption: 'Queued' };
-    const first = await h.call('create_post', args);
-    const second = await h.call('create_post', args);
+    const args = { brandId: 1, collectionId: 1, publishMode: 'QUEUE' };
+    // Distinct captions: the same post twice within ten minutes is a duplicate, not a second post.
+    const first = await h.call('create_post', { ...args, caption: 'Queued first' });
+    const second = await h.call('create_post', { ...args, caption: 'Queued second' });
     expectSuccess(first, false);
     expectSuccess(second, false);
     // Now is 07:00 in New York: the 09:00 and 12:00 slots of the same day.

@@ -1,4 +1,4 @@
-import { CreatedPost, CreatePostRequest } from '../../domain/schemas.js';
+import { CreatedPost, CreatePostRequest } from '../../domain/post-schemas.js';
 import { defineTool } from '../tool.js';
 
 export const createPost = defineTool({

@@ -79,6 +79,49 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX posts_planned_by_brand ON posts (brand_id, due_at_ms) WHERE status IN ('queued', 'scheduled');
   CREATE INDEX posts_due ON posts (due_at_ms) WHERE status IN ('queued', 'scheduled', 'publishing');
   `,
+  // 2: the publishing engine. A delivery is one post going to one channel; the sandbox outbox records
+  // what each platform would receive, once per delivery (the UNIQUE key is what makes it exactly once).
+  `
+  ALTER TABLE posts ADD COLUMN idempotency_key TEXT;
+  ALTER TABLE posts ADD COLUMN content_hash TEXT;
+  ALTER TABLE posts ADD COLUMN published_at_ms INTEGER;
+  CREATE UNIQUE INDEX posts_idempotency ON posts (brand_id, idempotency_key) WHERE idempotency_key IS NOT NULL;
+  CREATE INDEX posts_content ON posts (brand_id, content_hash, created_at_ms) WHERE content_hash IS NOT NULL;
+  CREATE INDEX posts_by_due ON posts (brand_id, due_at_ms);
+  DROP INDEX posts_due;
+  CREATE INDEX posts_due ON posts (due_at_ms) WHERE status IN ('queued', 'scheduled');
+  CREATE TABLE deliveries (
+    id INTEGER PRIMARY KEY,
+    post_id INTEGER NOT NULL REFERENCES posts(id) ON DELETE CASCADE,
+    channel_id INTEGER NOT NULL,
+    channel_name TEXT NOT NULL,
+    channel_type TEXT NOT NULL,
+    status TEXT NOT NULL,
+    reason TEXT,
+    notes TEXT NOT NULL DEFAULT '[]',
+    content TEXT,
+    external_id TEXT,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    claimed_at_ms INTEGER,
+    sent_at_ms INTEGER,
+    comment_status TEXT NOT NULL DEFAULT 'none',
+    comment_due_at_ms INTEGER,
+    comment_sent_at_ms INTEGER,
+    comment_reason TEXT,
+    UNIQUE (post_id, channel_id)
+  );
+  CREATE INDEX deliveries_open ON deliveries (status, id) WHERE status IN ('pending', 'sending');
+  CREATE INDEX deliveries_comments_due ON deliveries (comment_due_at_ms) WHERE comment_status IN ('pending', 'sending');
+  CREATE TABLE sandbox_outbox (
+    id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL,
+    delivery_id INTEGER NOT NULL,
+    platform TEXT NOT NULL,
+    body TEXT NOT NULL,
+    recorded_at_ms INTEGER NOT NULL,
+    UNIQUE (kind, delivery_id)
+  );
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -31,6 +31,11 @@ export class Sql {
     return Number(this.statement(sql).run(...params).lastInsertRowid);
   }
 
+  /** Runs a write; returns how many rows it changed. */
+  change(sql: string, ...params: SqlValue[]): number {
+    return Number(this.statement(sql).run(...params).changes);
+  }
+
   count(sql: string, ...params: SqlValue[]): number {
     return Number(this.get(sql, ...params)?.n ?? 0);
   }

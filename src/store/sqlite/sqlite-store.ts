@@ -15,8 +15,10 @@ import type {
   UserRecord,
   UserUpsert,
 } from '../../ports.js';
+import { SqliteDeliveryStore, SqliteSandboxOutbox } from './delivery-rows.js';
 import { openDatabase, type SqlDatabase } from './driver.js';
 import { migrate } from './migrations.js';
+import { SqlitePostStore } from './post-rows.js';
 import {
   BRAND_COLUMNS,
   CHANNEL_COLUMNS,
@@ -31,7 +33,15 @@ import { type Row, Sql } from './sql.js';
 import { upsertBrand, upsertChannel, upsertCollection, upsertUser } from './workspace-upserts.js';
 
 export class SqliteStore implements Store {
-  private constructor(private readonly sql: Sql) {}
+  readonly posts: SqlitePostStore;
+  readonly deliveries: SqliteDeliveryStore;
+  readonly sandbox: SqliteSandboxOutbox;
+
+  private constructor(private readonly sql: Sql) {
+    this.posts = new SqlitePostStore(sql);
+    this.deliveries = new SqliteDeliveryStore(sql);
+    this.sandbox = new SqliteSandboxOutbox(sql);
+  }
 
   /** Opens (creating if needed) the database file and brings its schema up to date. */
   static open(file: string): SqliteStore {
@@ -213,35 +223,6 @@ export class SqliteStore implements Store {
       media.path,
       media.createdAtMs,
     );
-  }
-
-  insertPost(post: NewPost): number {
-    return this.sql.run(
-      `INSERT INTO posts (brand_id, collection_id, user_id, publish_mode, status, payload, due_at_ms, created_at_ms, updated_at_ms)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      post.brandId,
-      post.collectionId,
-      post.userId,
-      post.publishMode,
-      post.status,
-      JSON.stringify(post.payload),
-      post.dueAtMs,
-      post.createdAtMs,
-      post.createdAtMs,
-    );
-  }
-
-  plannedTimesFrom(brandId: number, fromMs: number, limit: number): number[] {
-    return this.sql
-      .all(
-        `SELECT DISTINCT due_at_ms FROM posts
-       WHERE brand_id = ? AND due_at_ms >= ? AND status IN ('queued', 'scheduled')
-       ORDER BY due_at_ms LIMIT ?`,
-        brandId,
-        fromMs,
-        limit,
-      )
-      .map((row) => Number(row.due_at_ms));
   }
 
   findBrandIdByTitle(title: string): number | undefined {

@@ -1,0 +1,250 @@
+/**
+ * The webhook publisher: POSTs each delivery and auto-comment as signed JSON to one URL and retries
+ * transient failures with capped exponential backoff. A receiver checks the signature with
+ * `verifySignature` (HMAC-SHA256 of "<timestamp>.<raw body>") and deduplicates by the `idempotency-key`
+ * header, which stays the same across the retries of one job.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Agent, type Dispatcher, request } from 'undici';
+import { logInfo } from '../logger.js';
+import type { CommentJob, DeliveryJob, Publisher, PublishOutcome } from '../ports.js';
+
+export interface WebhookPublisherOptions {
+  url: string;
+  /** Signs every request; never sent, logged or put in a reason. */
+  secret: string;
+  /** Attempts in all, the first one included. Default 5. */
+  maxAttempts?: number;
+  /** Backoff before the second attempt, doubled for each further one. Default 500. */
+  baseDelayMs?: number;
+  /** Cap on any wait between attempts, Retry-After included. Default 30000. */
+  maxDelayMs?: number;
+  /** Deadline of one attempt: connecting, the answer and its body. Default 10000. */
+  timeoutMs?: number;
+  /** Sent in the user-agent header. Default 'dev'. */
+  version?: string;
+  /** Where retries are reported. Default: stderr. */
+  log?: (message: string) => void;
+}
+
+export type WebhookEvent = 'delivery' | 'comment';
+
+/** Signature header value for a body sent at `timestamp` (unix seconds): `sha256=<hex>`. */
+export function signPayload(secret: string, timestamp: number | string, body: string): string {
+  return `sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
+}
+
+/**
+ * True when `header` signs `body` at `timestamp` with `secret` and the timestamp is within
+ * `toleranceSeconds` of now, which keeps a captured request from being replayed later.
+ */
+export function verifySignature(
+  secret: string,
+  header: string | null | undefined,
+  timestamp: number | string | null | undefined,
+  body: string,
+  toleranceSeconds = 300,
+  nowMs = Date.now(),
+): boolean {
+  if (!header || timestamp === null || timestamp === undefined || !/^\d+$/.test(String(timestamp))) {
+    return false;
+  }
+  if (Math.abs(nowMs / 1000 - Number(timestamp)) > toleranceSeconds) return false;
+  const expected = Buffer.from(signPayload(secret, timestamp, body));
+  const given = Buffer.from(header);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+type AttemptResult =
+  | { kind: 'ok'; externalId: string | null }
+  | { kind: 'retry' | 'final'; detail: string; said?: string; retryAfterMs?: number | null };
+
+const ERROR_BODY_LIMIT = 4096;
+const SUCCESS_BODY_LIMIT = 64 * 1024;
+const SAID_LIMIT = 200;
+
+export class WebhookPublisher implements Publisher {
+  readonly name = 'webhook';
+  /**
+   * A timeout can leave a request that the receiver did process; only a receiver that honours
+   * `idempotency-key` makes resending safe, and we cannot know that it does.
+   */
+  readonly idempotent = false;
+  private readonly url: string;
+  private readonly secret: string;
+  private readonly maxAttempts: number;
+  private readonly baseDelayMs: number;
+  private readonly maxDelayMs: number;
+  private readonly timeoutMs: number;
+  private readonly userAgent: string;
+  private readonly log: (message: string) => void;
+  private readonly agent: Agent;
+
+  constructor(options: WebhookPublisherOptions) {
+    const url = new URL(options.url);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new Error(`The webhook URL must use http or https, not ${url.protocol}`);
+    }
+    if (!options.secret) throw new Error('The webhook secret must not be empty.');
+    this.url = url.href;
+    this.secret = options.secret;
+    this.maxAttempts = Math.max(1, Math.floor(options.maxAttempts ?? 5));
+    this.baseDelayMs = Math.max(0, options.baseDelayMs ?? 500);
+    this.maxDelayMs = Math.max(0, options.maxDelayMs ?? 30_000);
+    this.timeoutMs = Math.max(1, options.timeoutMs ?? 10_000);
+    this.userAgent = `social-publisher-mcp/${options.version ?? 'dev'}`;
+    this.log = options.log ?? logInfo;
+    this.agent = new Agent({
+      connect: { timeout: this.timeoutMs },
+      headersTimeout: this.timeoutMs,
+      bodyTimeout: this.timeoutMs,
+    });
+  }
+
+  deliver(job: DeliveryJob): Promise<PublishOutcome> {
+    const { deliveryId, postId, brandId, channel, content } = job;
+    return this.send('delivery', `delivery-${deliveryId}`, { deliveryId, postId, brandId, channel, content });
+  }
+
+  comment(job: CommentJob): Promise<PublishOutcome> {
+    const { deliveryId, postId, brandId, channel, externalId, comment } = job;
+    return this.send('comment', `comment-${deliveryId}`, {
+      deliveryId,
+      postId,
+      brandId,
+      channel,
+      externalId,
+      comment,
+    });
+  }
+
+  /** Closes the pooled connections; waits for requests under way. */
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+
+  private async send(
+    event: WebhookEvent,
+    idempotencyKey: string,
+    fields: Record<string, unknown>,
+  ): Promise<PublishOutcome> {
+    for (let attempt = 1; ; attempt++) {
+      const result = await this.attempt(event, idempotencyKey, fields, attempt);
+      if (result.kind === 'ok') return { ok: true, externalId: result.externalId };
+      if (result.kind === 'final' || attempt >= this.maxAttempts) {
+        const attempts = `${attempt} attempt${attempt === 1 ? '' : 's'}`;
+        const said = result.said ? ` It said: ${result.said}` : '';
+        return { ok: false, reason: `The webhook ${result.detail} after ${attempts}.${said}` };
+      }
+      const delayMs = result.retryAfterMs ?? this.backoff(attempt);
+      this.log(
+        `Webhook ${idempotencyKey} ${result.detail} on attempt ${attempt} of ${this.maxAttempts}; retrying in ${delayMs} ms.`,
+      );
+      await sleep(delayMs);
+    }
+  }
+
+  private async attempt(
+    event: WebhookEvent,
+    idempotencyKey: string,
+    fields: Record<string, unknown>,
+    attempt: number,
+  ): Promise<AttemptResult> {
+    const now = new Date();
+    const timestamp = String(Math.floor(now.getTime() / 1000));
+    const body = JSON.stringify({ event, ...fields, attempt, sentAt: now.toISOString() });
+    const signal = AbortSignal.timeout(this.timeoutMs);
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await request(this.url, {
+        method: 'POST',
+        dispatcher: this.agent,
+        signal,
+        body,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': this.userAgent,
+          'idempotency-key': idempotencyKey,
+          'x-social-publisher-event': event,
+          'x-social-publisher-timestamp': timestamp,
+          'x-social-publisher-signature': signPayload(this.secret, timestamp, body),
+        },
+      });
+    } catch (error) {
+      return { kind: 'retry', detail: this.describeError(error, signal.aborted) };
+    }
+    const { statusCode, headers } = response;
+    if (statusCode >= 200 && statusCode < 300) {
+      // The receiver has accepted the job: an unreadable answer must not make us send it again.
+      const text = await readLimited(response.body, SUCCESS_BODY_LIMIT).catch(() => '');
+      return { kind: 'ok', externalId: externalIdOf(text) };
+    }
+    const said = summarise(await readLimited(response.body, ERROR_BODY_LIMIT).catch(() => ''));
+    const detail = `answered ${statusCode} ${STATUS_CODES[statusCode] ?? ''}`.trimEnd();
+    if (statusCode === 408 || statusCode === 429 || statusCode >= 500) {
+      return { kind: 'retry', detail, said, retryAfterMs: this.retryAfter(headers['retry-after']) };
+    }
+    return { kind: 'final', detail, said };
+  }
+
+  private backoff(attempt: number): number {
+    const ceiling = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** (attempt - 1));
+    // Half fixed so that waits still grow, half random so that jobs failing together spread out.
+    return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
+  }
+
+  /** Retry-After in seconds or as an HTTP date, capped at maxDelayMs; null when absent or unreadable. */
+  private retryAfter(value: string | string[] | undefined): number | null {
+    const text = (Array.isArray(value) ? value[0] : value)?.trim();
+    if (!text) return null;
+    const ms = /^\d+$/.test(text) ? Number(text) * 1000 : Date.parse(text) - Date.now();
+    return Number.isNaN(ms) ? null : Math.min(this.maxDelayMs, Math.max(0, Math.round(ms)));
+  }
+
+  private describeError(error: unknown, timedOut: boolean): string {
+    const code = errorCode(error);
+    if (timedOut || code?.endsWith('_TIMEOUT')) return `timed out (no answer within ${this.timeoutMs} ms)`;
+    const message = error instanceof Error ? error.message : String(error);
+    // Webhook URLs often carry a token in their path or query.
+    const detail = (message || code || 'unknown error').replaceAll(this.url, '<webhook url>');
+    return `could not be reached (${code && !detail.includes(code) ? `${code}: ${detail}` : detail})`;
+  }
+}
+
+function errorCode(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { code, errors } = error as { code?: unknown; errors?: unknown };
+  if (typeof code === 'string') return code;
+  // Node reports a failed connection to a name with several addresses as an AggregateError.
+  return Array.isArray(errors) ? errorCode(errors[0]) : undefined;
+}
+
+/** Reads at most `limit` bytes of a response body and discards the rest, so the connection is freed. */
+async function readLimited(body: Dispatcher.ResponseData['body'], limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size >= limit) break;
+  }
+  return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
+}
+
+function summarise(text: string): string | undefined {
+  const line = text.replace(/\s+/g, ' ').trim();
+  if (!line) return undefined;
+  return line.length > SAID_LIMIT ? `${line.slice(0, SAID_LIMIT)}…` : line;
+}
+
+function externalIdOf(text: string): string | null {
+  try {
+    const id = (JSON.parse(text) as { id?: unknown } | null)?.id;
+    if (typeof id === 'string' && id !== '') return id;
+    return typeof id === 'number' && Number.isFinite(id) ? String(id) : null;
+  } catch {
+    return null;
+  }
+}

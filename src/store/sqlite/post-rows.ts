@@ -1,0 +1,195 @@
+/** The PostStore port on SQLite. */
+import type {
+  NewPost,
+  PageWindow,
+  PostChanges,
+  PostFilter,
+  PostRecord,
+  PostStatus,
+  PostStore,
+} from '../../ports.js';
+import type { SqlValue } from './driver.js';
+import type { Row, Sql } from './sql.js';
+
+const COLUMNS = `id, brand_id, collection_id, user_id, publish_mode, status, payload, due_at_ms, idempotency_key, content_hash,
+  created_at_ms, updated_at_ms, published_at_ms`;
+
+function toPost(row: Row): PostRecord {
+  return {
+    id: Number(row.id),
+    brandId: Number(row.brand_id),
+    collectionId: Number(row.collection_id),
+    userId: String(row.user_id),
+    publishMode: String(row.publish_mode) as PostRecord['publishMode'],
+    status: String(row.status) as PostStatus,
+    payload: JSON.parse(String(row.payload)) as PostRecord['payload'],
+    dueAtMs: row.due_at_ms === null ? null : Number(row.due_at_ms),
+    idempotencyKey: row.idempotency_key === null ? null : String(row.idempotency_key),
+    contentHash: String(row.content_hash ?? ''),
+    createdAtMs: Number(row.created_at_ms),
+    updatedAtMs: Number(row.updated_at_ms),
+    publishedAtMs: row.published_at_ms === null ? null : Number(row.published_at_ms),
+  };
+}
+
+/** The WHERE clause and parameters of a filter; the SQL text only varies with which filters are set. */
+function where(brandId: number, filter: PostFilter): { sql: string; params: SqlValue[] } {
+  const terms = ['brand_id = ?'];
+  const params: SqlValue[] = [brandId];
+  if (filter.status !== undefined) {
+    terms.push('status = ?');
+    params.push(filter.status);
+  }
+  if (filter.collectionId !== undefined) {
+    terms.push('collection_id = ?');
+    params.push(filter.collectionId);
+  }
+  if (filter.fromMs !== undefined) {
+    terms.push('due_at_ms >= ?');
+    params.push(filter.fromMs);
+  }
+  if (filter.toMs !== undefined) {
+    terms.push('due_at_ms < ?');
+    params.push(filter.toMs);
+  }
+  return { sql: terms.join(' AND '), params };
+}
+
+export class SqlitePostStore implements PostStore {
+  constructor(private readonly sql: Sql) {}
+
+  insert(post: NewPost): number {
+    return this.sql.run(
+      `INSERT INTO posts (brand_id, collection_id, user_id, publish_mode, status, payload, due_at_ms, idempotency_key,
+         content_hash, created_at_ms, updated_at_ms)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      post.brandId,
+      post.collectionId,
+      post.userId,
+      post.publishMode,
+      post.status,
+      JSON.stringify(post.payload),
+      post.dueAtMs,
+      post.idempotencyKey,
+      post.contentHash,
+      post.createdAtMs,
+      post.createdAtMs,
+    );
+  }
+
+  find(brandId: number, postId: number): PostRecord | undefined {
+    const row = this.sql.get(`SELECT ${COLUMNS} FROM posts WHERE brand_id = ? AND id = ?`, brandId, postId);
+    return row && toPost(row);
+  }
+
+  findByIdempotencyKey(brandId: number, key: string): PostRecord | undefined {
+    const row = this.sql.get(
+      `SELECT ${COLUMNS} FROM posts WHERE brand_id = ? AND idempotency_key = ?`,
+      brandId,
+      key,
+    );
+    return row && toPost(row);
+  }
+
+  findRecentSame(brandId: number, contentHash: string, sinceMs: number): PostRecord | undefined {
+    const row = this.sql.get(
+      `SELECT ${COLUMNS} FROM posts WHERE brand_id = ? AND content_hash = ? AND created_at_ms >= ? AND status != 'cancelled'
+       ORDER BY created_at_ms DESC LIMIT 1`,
+      brandId,
+      contentHash,
+      sinceMs,
+    );
+    return row && toPost(row);
+  }
+
+  count(brandId: number, filter: PostFilter): number {
+    const { sql, params } = where(brandId, filter);
+    return this.sql.count(`SELECT COUNT(*) AS n FROM posts WHERE ${sql}`, ...params);
+  }
+
+  list(brandId: number, filter: PostFilter, window: PageWindow): PostRecord[] {
+    const { sql, params } = where(brandId, filter);
+    // Posts without a time (drafts without a plan) come last in both orders.
+    const order =
+      filter.order === 'calendar'
+        ? 'due_at_ms IS NULL, due_at_ms ASC, id ASC'
+        : 'due_at_ms IS NULL, due_at_ms DESC, id DESC';
+    return this.sql
+      .all(
+        `SELECT ${COLUMNS} FROM posts WHERE ${sql} ORDER BY ${order} LIMIT ? OFFSET ?`,
+        ...params,
+        window.limit,
+        window.offset,
+      )
+      .map(toPost);
+  }
+
+  update(postId: number, changes: PostChanges, nowMs: number): void {
+    this.sql.run(
+      `UPDATE posts SET collection_id = ?, publish_mode = ?, status = ?, payload = ?, due_at_ms = ?, content_hash = ?,
+         updated_at_ms = ? WHERE id = ?`,
+      changes.collectionId,
+      changes.publishMode,
+      changes.status,
+      JSON.stringify(changes.payload),
+      changes.dueAtMs,
+      changes.contentHash,
+      nowMs,
+      postId,
+    );
+  }
+
+  setStatus(postId: number, status: PostStatus, nowMs: number, publishedAtMs: number | null = null): void {
+    this.sql.run(
+      'UPDATE posts SET status = ?, updated_at_ms = ?, published_at_ms = COALESCE(?, published_at_ms) WHERE id = ?',
+      status,
+      nowMs,
+      publishedAtMs,
+      postId,
+    );
+  }
+
+  remove(postId: number): void {
+    this.sql.run('DELETE FROM posts WHERE id = ?', postId);
+  }
+
+  plannedTimesFrom(brandId: number, fromMs: number, limit: number): number[] {
+    return this.sql
+      .all(
+        `SELECT DISTINCT due_at_ms FROM posts
+         WHERE brand_id = ? AND due_at_ms >= ? AND status IN ('queued', 'scheduled')
+         ORDER BY due_at_ms LIMIT ?`,
+        brandId,
+        fromMs,
+        limit,
+      )
+      .map((row) => Number(row.due_at_ms));
+  }
+
+  queued(brandId: number, fromMs: number, limit: number): PostRecord[] {
+    return this.sql
+      .all(
+        `SELECT ${COLUMNS} FROM posts WHERE brand_id = ? AND due_at_ms >= ? AND status IN ('queued', 'scheduled')
+         AND publish_mode = 'QUEUE' ORDER BY due_at_ms LIMIT ?`,
+        brandId,
+        fromMs,
+        limit,
+      )
+      .map(toPost);
+  }
+
+  dueIds(nowMs: number, limit: number): number[] {
+    return this.sql
+      .all(
+        `SELECT id FROM posts WHERE due_at_ms <= ? AND status IN ('queued', 'scheduled') ORDER BY due_at_ms LIMIT ?`,
+        nowMs,
+        limit,
+      )
+      .map((row) => Number(row.id));
+  }
+
+  nextDueAtMs(): number | undefined {
+    const row = this.sql.get(`SELECT MIN(due_at_ms) AS t FROM posts WHERE status IN ('queued', 'scheduled')`);
+    return row?.t === null || row?.t === undefined ? undefined : Number(row.t);
+  }
+}
