@@ -2,6 +2,7 @@
  * The one place that reads process.env and argv. Defaults < environment < command line; the result is
  * validated and frozen. Errors are messages for the person at the terminal.
  */
+import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -19,7 +20,11 @@ export interface Config {
   apiUrl?: string;
   /** Create the demo workspace in an empty store. */
   demo: boolean;
+  publisher: PublisherConfig;
 }
+
+/** Where deliveries go: the sandbox (records them) or a webhook (POSTs each, signed). */
+export type PublisherConfig = { kind: 'sandbox' } | { kind: 'webhook'; url: string; secret: string };
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -35,7 +40,10 @@ Environment:
   SOCIAL_PUBLISHER_DATA_DIR  where the SQLite file and uploaded media live
   SOCIAL_PUBLISHER_API_KEY   stdio: which local user acts (optional with one user); remote mode: the key sent
   SOCIAL_PUBLISHER_API_URL   remote mode: base URL (including /v1) of a server speaking the REST API
-  SOCIAL_PUBLISHER_DEMO      0 = do not create the demo workspace in an empty store`;
+  SOCIAL_PUBLISHER_DEMO      0 = do not create the demo workspace in an empty store
+  SOCIAL_PUBLISHER_WEBHOOK_URL, SOCIAL_PUBLISHER_WEBHOOK_SECRET
+                             publish by POSTing each delivery, signed, to this URL (default: the sandbox);
+                             or put {"webhookUrl": ..., "webhookSecret": ...} in DATA_DIR/publisher.json`;
 
 /** The OS's per-user data directory for this program. */
 export function defaultDataDir(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): string {
@@ -99,18 +107,49 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
   }
   const dataDir = nonEmpty(env.SOCIAL_PUBLISHER_DATA_DIR);
 
+  const resolvedDataDir = dataDir ? resolve(dataDir) : defaultDataDir(env);
   const config: Config = {
     command,
     host: values.host ?? '127.0.0.1',
     port,
-    dataDir: dataDir ? resolve(dataDir) : defaultDataDir(env),
+    dataDir: resolvedDataDir,
     demo: demo !== '0',
+    publisher: loadPublisherConfig(env, resolvedDataDir),
   };
   if (command === 'import') config.importFile = resolve(rest[0]!);
   const apiKey = nonEmpty(env.SOCIAL_PUBLISHER_API_KEY);
   if (apiKey) config.apiKey = apiKey;
   if (apiUrl) config.apiUrl = apiUrl;
   return Object.freeze(config);
+}
+
+/** The environment wins over `publisher.json` in the data directory; neither means the sandbox. */
+function loadPublisherConfig(env: NodeJS.ProcessEnv, dataDir: string): PublisherConfig {
+  let file: { webhookUrl?: unknown; webhookSecret?: unknown } = {};
+  const path = join(dataDir, 'publisher.json');
+  try {
+    file = JSON.parse(readFileSync(path, 'utf8')) as typeof file;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+      throw new ConfigError(`Cannot read ${path}: ${(error as Error).message}`);
+    }
+  }
+  const url =
+    nonEmpty(env.SOCIAL_PUBLISHER_WEBHOOK_URL) ??
+    (typeof file.webhookUrl === 'string' ? file.webhookUrl : undefined);
+  const secret =
+    nonEmpty(env.SOCIAL_PUBLISHER_WEBHOOK_SECRET) ??
+    (typeof file.webhookSecret === 'string' ? file.webhookSecret : undefined);
+  if (url === undefined && secret === undefined) return { kind: 'sandbox' };
+  if (url === undefined || !/^https?:\/\/\S+$/.test(url)) {
+    throw new ConfigError('The webhook publisher needs an http(s) URL: set SOCIAL_PUBLISHER_WEBHOOK_URL.');
+  }
+  if (secret === undefined || secret.length < 16) {
+    throw new ConfigError(
+      'The webhook publisher needs a secret of at least 16 characters: set SOCIAL_PUBLISHER_WEBHOOK_SECRET.',
+    );
+  }
+  return { kind: 'webhook', url, secret };
 }
 
 const OPTIONS = {

@@ -8,6 +8,7 @@ import { logError, logInfo } from './logger.js';
 import { InFlightCalls } from './mcp/in-flight.js';
 import { createMcpServer } from './mcp/server.js';
 import { serveStdio } from './mcp/stdio.js';
+import { startPublishingEngine } from './publish/engine.js';
 import { resolveLocalUser } from './service/acting-user.js';
 import { LocalPublishingService } from './service/local-service.js';
 import { importWorkspace, parseWorkspaceFile } from './service/workspace.js';
@@ -23,6 +24,7 @@ async function runStdio(config: Config): Promise<void> {
     );
   }
   const runtime = openLocalRuntime(config);
+  let stopEngine: (() => Promise<void>) | undefined;
   try {
     let user: ReturnType<typeof resolveLocalUser>;
     try {
@@ -30,7 +32,18 @@ async function runStdio(config: Config): Promise<void> {
     } catch (error) {
       throw new ConfigError((error as Error).message, { cause: error });
     }
-    const service = new LocalPublishingService(runtime, user);
+    const engine = startPublishingEngine({
+      store: runtime.store,
+      clock: runtime.clock,
+      publisher: config.publisher,
+      version: VERSION,
+      log: logInfo,
+    });
+    stopEngine = () => engine.stop();
+    const service = new LocalPublishingService(
+      { ...runtime, onPublishing: () => engine.scheduler.wake() },
+      user,
+    );
     const inFlight = new InFlightCalls();
     const server = createMcpServer(service, {
       name: 'social-publisher-mcp',
@@ -45,6 +58,7 @@ async function runStdio(config: Config): Promise<void> {
     }
     await serveStdio(server, inFlight);
   } finally {
+    await stopEngine?.();
     runtime.close();
   }
 }

@@ -131,6 +131,8 @@ export type NewDelivery = Pick<
 export interface PostStore {
   insert(post: NewPost): number;
   find(brandId: number, postId: number): PostRecord | undefined;
+  /** By id alone, for the publishing engine (no user is acting there). */
+  get(postId: number): PostRecord | undefined;
   findByIdempotencyKey(brandId: number, key: string): PostRecord | undefined;
   /** The latest post of the brand with this content hash created at or after `sinceMs`, not cancelled. */
   findRecentSame(brandId: number, contentHash: string, sinceMs: number): PostRecord | undefined;
@@ -143,8 +145,8 @@ export interface PostStore {
   plannedTimesFrom(brandId: number, fromMs: number, limit: number): number[];
   /** Queued (QUEUE mode) posts of the brand due at or after `fromMs`, soonest first. */
   queued(brandId: number, fromMs: number, limit: number): PostRecord[];
-  /** Ids of queued and scheduled posts due at or before `nowMs`, soonest first. */
-  dueIds(nowMs: number, limit: number): number[];
+  /** Queued and scheduled posts due at or before `nowMs`, soonest first. */
+  due(nowMs: number, limit: number): PostRecord[];
   /** The earliest due time of a queued or scheduled post, if any. */
   nextDueAtMs(): number | undefined;
 }
@@ -158,8 +160,8 @@ export interface DeliveryStore {
   claimPending(limit: number, nowMs: number): DeliveryRecord[];
   markSent(deliveryId: number, externalId: string | null, nowMs: number, commentDueAtMs: number | null): void;
   markFailed(deliveryId: number, reason: string): void;
-  /** Deliveries left `sending` by a process that stopped: their outcome is unknown. */
-  inDoubt(): DeliveryRecord[];
+  /** Deliveries `sending` since before `claimedBeforeMs`: a process that stopped may have left them. */
+  inDoubt(claimedBeforeMs: number): DeliveryRecord[];
   /** Puts an in-doubt delivery back to `pending` (for an idempotent publisher). */
   retry(deliveryId: number): void;
   claimDueComments(limit: number, nowMs: number): DeliveryRecord[];
@@ -307,4 +309,6 @@ export interface Publisher {
   readonly idempotent: boolean;
   deliver(job: DeliveryJob): Promise<PublishOutcome>;
   comment(job: CommentJob): Promise<PublishOutcome>;
+  /** Releases what the publisher holds (connections); optional. */
+  close?(): Promise<void>;
 }

@@ -82,6 +82,11 @@ export class SqlitePostStore implements PostStore {
     return row && toPost(row);
   }
 
+  get(postId: number): PostRecord | undefined {
+    const row = this.sql.get(`SELECT ${COLUMNS} FROM posts WHERE id = ?`, postId);
+    return row && toPost(row);
+  }
+
   findByIdempotencyKey(brandId: number, key: string): PostRecord | undefined {
     const row = this.sql.get(
       `SELECT ${COLUMNS} FROM posts WHERE brand_id = ? AND idempotency_key = ?`,
@@ -178,14 +183,14 @@ export class SqlitePostStore implements PostStore {
       .map(toPost);
   }
 
-  dueIds(nowMs: number, limit: number): number[] {
+  due(nowMs: number, limit: number): PostRecord[] {
     return this.sql
       .all(
-        `SELECT id FROM posts WHERE due_at_ms <= ? AND status IN ('queued', 'scheduled') ORDER BY due_at_ms LIMIT ?`,
+        `SELECT ${COLUMNS} FROM posts WHERE due_at_ms <= ? AND status IN ('queued', 'scheduled') ORDER BY due_at_ms LIMIT ?`,
         nowMs,
         limit,
       )
-      .map((row) => Number(row.id));
+      .map(toPost);
   }
 
   nextDueAtMs(): number | undefined {
