@@ -114,9 +114,12 @@ export class SqliteDeliveryStore implements DeliveryStore {
     );
   }
 
-  inDoubt(): DeliveryRecord[] {
+  inDoubt(claimedBeforeMs: number): DeliveryRecord[] {
     return this.sql
-      .all(`SELECT ${COLUMNS} FROM deliveries WHERE status = 'sending' ORDER BY id`)
+      .all(
+        `SELECT ${COLUMNS} FROM deliveries WHERE status = 'sending' AND claimed_at_ms < ? ORDER BY id`,
+        claimedBeforeMs,
+      )
       .map(toDelivery);
   }
 

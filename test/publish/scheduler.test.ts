@@ -1,0 +1,281 @@
+/**
+ * The publishing loop with a fake clock: posts go out at their instant, to every channel, once; the
+ * comment follows after its delay; missed posts go out on start; in-doubt deliveries are handled.
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SandboxPublisher } from '../../src/publish/sandbox-publisher.js';
+import { Scheduler } from '../../src/publish/scheduler.js';
+import { WebhookPublisher } from '../../src/publish/webhook-publisher.js';
+import { openTestRuntime, type TestRuntime } from '../support/local.js';
+
+const EVERYWHERE = 1; // 12 channels, Pinterest INACTIVE
+const CONVERSATION = 3; // 6 channels, all with polls
+const MINUTE = 60_000;
+
+let rt: TestRuntime;
+let scheduler: Scheduler;
+
+function outbox(kind: 'delivery' | 'comment' = 'delivery') {
+  const db = rt.runtime.store as unknown as {
+    sql: { all(sql: string, ...p: unknown[]): Record<string, unknown>[] };
+  };
+  return db.sql.all(
+    'SELECT delivery_id, platform, body FROM sandbox_outbox WHERE kind = ? ORDER BY id',
+    kind,
+  );
+}
+
+async function create(args: Record<string, unknown>): Promise<number> {
+  const created = await rt.service.createPost({
+    brandId: 1,
+    collectionId: EVERYWHERE,
+    caption: 'Hello',
+    ...args,
+  });
+  return created.id!;
+}
+
+const post = (id: number) => rt.service.getPost({ brandId: 1, postId: id });
+
+beforeEach(() => {
+  rt = openTestRuntime();
+  scheduler = new Scheduler({
+    store: rt.runtime.store,
+    clock: rt.clock,
+    publisher: new SandboxPublisher(rt.runtime.store.sandbox, rt.clock),
+  });
+});
+
+afterEach(async () => {
+  await scheduler.stop();
+  rt.close();
+});
+
+describe('scheduler', () => {
+  it('publishes a SCHEDULE post at its instant, not before, to every channel once', async () => {
+    const id = await create({ publishMode: 'SCHEDULE', scheduledAt: '2026-11-21 08:30:00' }); // 13:30Z
+    rt.clock.set(Date.parse('2026-11-21T13:29:59.999Z'));
+    expect(await scheduler.runOnce()).toMatchObject({ started: 0, sent: 0 });
+    expect((await post(id)).status).toBe('scheduled');
+
+    rt.clock.set(Date.parse('2026-11-21T13:30:00Z'));
+    expect(await scheduler.runOnce()).toMatchObject({ started: 1, sent: 11 });
+    const published = await post(id);
+    expect(published.status).toBe('partially_published');
+    expect(published.publishedAt).toBe('2026-11-21T13:30:00.000000Z');
+    expect(published.deliveries.map((d) => d.status).sort()).toEqual(
+      [...Array(11).fill('sent'), 'failed'].sort(),
+    );
+    expect(published.deliveries.find((d) => d.channelType === 'Pinterest')?.reason).toContain('INACTIVE');
+    expect(outbox()).toHaveLength(11);
+    expect(await scheduler.runOnce()).toMatchObject({ started: 0, sent: 0 });
+    expect(outbox()).toHaveLength(11);
+  });
+
+  it('records exactly what each platform receives', async () => {
+    await create({
+      publishMode: 'IMMEDIATE',
+      collectionId: CONVERSATION,
+      title: 'Not for X',
+      poll: { question: 'Light or dark?', options: ['Light', 'Dark'], period: '1d' },
+      platforms: { instagram: { collab: 'friend' } },
+    });
+    await scheduler.runOnce();
+    const bodies = outbox().map((row) => JSON.parse(String(row.body)).content);
+    expect(bodies).toHaveLength(6);
+    for (const content of bodies) {
+      expect(content).toEqual({
+        platform: content.platform,
+        format: 'feed',
+        caption: 'Hello',
+        media: [],
+        poll: { question: 'Light or dark?', options: ['Light', 'Dark'], period: '1d' },
+      });
+    }
+  });
+
+  it('publishes a QUEUE post at its queue time and an IMMEDIATE post on the next tick', async () => {
+    const queued = await create({ publishMode: 'QUEUE', caption: 'Queued' }); // 09:00 New York = 14:00Z
+    const now = await create({ publishMode: 'IMMEDIATE', caption: 'Now' });
+    expect((await post(now)).status).toBe('publishing');
+    await scheduler.runOnce();
+    expect((await post(now)).status).toBe('partially_published');
+    expect((await post(queued)).status).toBe('queued');
+    rt.clock.set(Date.parse('2026-11-21T14:00:00Z'));
+    await scheduler.runOnce();
+    expect((await post(queued)).status).toBe('partially_published');
+  });
+
+  it('catches up on posts that fell due while it was not running', async () => {
+    const ids = [];
+    for (let day = 22; day <= 25; day++) {
+      ids.push(
+        await create({
+          publishMode: 'SCHEDULE',
+          scheduledAt: `2026-11-${day} 10:00:00`,
+          caption: `Day ${day}`,
+        }),
+      );
+    }
+    rt.clock.set(Date.parse('2026-11-30T00:00:00Z'));
+    expect(await scheduler.runOnce()).toMatchObject({ started: 4, sent: 44 });
+    for (const id of ids) expect((await post(id)).status).toBe('partially_published');
+  });
+
+  it('posts the auto-comment delay seconds after each successful delivery, once', async () => {
+    const id = await create({ publishMode: 'IMMEDIATE', comment: { comment: 'First!', delay: 90 } });
+    await scheduler.runOnce();
+    const sent = (await post(id)).deliveries.filter((d) => d.status === 'sent');
+    expect(
+      sent.every((d) => d.comment.status === 'pending' && d.comment.dueAt === '2026-11-21T12:01:30.000000Z'),
+    ).toBe(true);
+    rt.clock.advance(89_999);
+    expect((await scheduler.runOnce()).comments).toBe(0);
+    rt.clock.advance(1);
+    expect((await scheduler.runOnce()).comments).toBe(11);
+    expect((await scheduler.runOnce()).comments).toBe(0);
+    expect(outbox('comment').map((row) => JSON.parse(String(row.body)).comment)).toEqual(
+      Array(11).fill('First!'),
+    );
+    const failed = (await post(id)).deliveries.find((d) => d.status === 'failed');
+    expect(failed?.comment.status).toBe('none');
+  });
+
+  it('does not publish a cancelled post', async () => {
+    const id = await create({ publishMode: 'QUEUE' });
+    await rt.service.deletePost({ brandId: 1, postId: id });
+    rt.clock.advance(24 * 60 * MINUTE);
+    expect(await scheduler.runOnce()).toMatchObject({ started: 0, sent: 0 });
+    expect((await post(id)).status).toBe('cancelled');
+    expect(outbox()).toHaveLength(0);
+  });
+
+  it('sends again, once, a delivery a stopped process left in doubt, with the idempotent sandbox', async () => {
+    await create({ publishMode: 'IMMEDIATE' });
+    // A process claimed these deliveries and died: they stay `sending`.
+    const claimed = rt.runtime.store.deliveries.claimPending(5, rt.clock.now());
+    await new SandboxPublisher(rt.runtime.store.sandbox, rt.clock).deliver({
+      deliveryId: claimed[0]!.id,
+      postId: claimed[0]!.postId,
+      brandId: 1,
+      channel: { id: claimed[0]!.channelId, name: claimed[0]!.channelName, type: claimed[0]!.channelType },
+      content: claimed[0]!.content!,
+    });
+    expect(await scheduler.runOnce()).toMatchObject({ sent: 11 });
+    const rows = outbox();
+    expect(rows).toHaveLength(11);
+    expect(new Set(rows.map((row) => row.delivery_id)).size).toBe(11);
+  });
+});
+
+describe('scheduler with the webhook publisher', () => {
+  let server: Server;
+  let received: Array<{ headers: IncomingMessage['headers']; body: Record<string, unknown> }>;
+  let failFor: string | undefined;
+
+  beforeEach(async () => {
+    received = [];
+    failFor = undefined;
+    server = createServer((request, response) => {
+      let text = '';
+      request.on('data', (chunk) => {
+        text += chunk;
+      });
+      request.on('end', () => {
+        const body = JSON.parse(text) as Record<string, unknown>;
+        received.push({ headers: request.headers, body });
+        const channel = body.channel as { type: string };
+        response.statusCode = channel.type === failFor ? 422 : 200;
+        response.end(JSON.stringify({ id: `ext-${received.length}` }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  });
+
+  afterEach(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  function webhookScheduler(options: { sendingLeaseMs?: number } = {}): Scheduler {
+    const { port } = server.address() as AddressInfo;
+    return new Scheduler({
+      store: rt.runtime.store,
+      clock: rt.clock,
+      publisher: new WebhookPublisher({
+        url: `http://127.0.0.1:${port}/hook`,
+        secret: 'a-webhook-secret-of-some-length',
+        maxAttempts: 1,
+      }),
+      ...options,
+    });
+  }
+
+  it('delivers each channel to the webhook once; a refused delivery fails with the reason, the others go on', async () => {
+    scheduler = webhookScheduler();
+    failFor = 'Instagram';
+    const id = await create({ publishMode: 'IMMEDIATE' });
+    await scheduler.runOnce();
+    expect(received).toHaveLength(11);
+    expect(new Set(received.map((r) => r.headers['idempotency-key'])).size).toBe(11);
+    const result = await post(id);
+    expect(result.status).toBe('partially_published');
+    const instagram = result.deliveries.find((d) => d.channelType === 'Instagram');
+    expect(instagram).toMatchObject({ status: 'failed' });
+    expect(instagram?.reason).toContain('422');
+    expect(result.deliveries.find((d) => d.channelType === 'Facebook')?.externalId).toMatch(/^ext-\d+$/);
+  });
+
+  it('marks failed, never resends, a webhook delivery left in doubt once its lease is over', async () => {
+    scheduler = webhookScheduler({ sendingLeaseMs: 5 * MINUTE });
+    const id = await create({ publishMode: 'IMMEDIATE' });
+    rt.runtime.store.deliveries.claimPending(3, rt.clock.now());
+    await scheduler.runOnce();
+    expect(received).toHaveLength(8); // the 3 in doubt are neither sent nor settled yet
+    expect((await post(id)).status).toBe('publishing');
+    rt.clock.advance(5 * MINUTE + 1);
+    await scheduler.runOnce();
+    expect(received).toHaveLength(8);
+    const result = await post(id);
+    expect(result.deliveries.filter((d) => d.reason?.includes('whether it arrived is unknown'))).toHaveLength(
+      3,
+    );
+    expect(result.status).toBe('partially_published');
+  });
+});
+
+describe('scheduler loop', () => {
+  it('starts and stops idempotently and publishes an IMMEDIATE post when woken', async () => {
+    const realTime = openTestRuntime({ now: Date.now() });
+    const loop = new Scheduler({
+      store: realTime.runtime.store,
+      clock: { now: () => Date.now() },
+      publisher: new SandboxPublisher(realTime.runtime.store.sandbox, { now: () => Date.now() }),
+      maxSleepMs: 60_000,
+    });
+    try {
+      loop.start();
+      loop.start();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const created = await realTime.service.createPost({
+        brandId: 1,
+        collectionId: CONVERSATION,
+        publishMode: 'IMMEDIATE',
+        caption: 'Woken',
+      });
+      loop.wake();
+      for (let i = 0; i < 100; i++) {
+        if ((await realTime.service.getPost({ brandId: 1, postId: created.id })).status === 'published')
+          break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect((await realTime.service.getPost({ brandId: 1, postId: created.id })).status).toBe('published');
+      await loop.stop();
+      await loop.stop();
+    } finally {
+      await loop.stop();
+      realTime.close();
+    }
+  });
+});
