@@ -1,0 +1,114 @@
+/**
+ * Exactly once across crashes: the built program publishes many posts while it is SIGKILLed at random
+ * moments and restarted. At the end every due delivery was made, and none twice.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { formatLocalTime } from '../../src/domain/time.js';
+import { DATABASE_FILE, openLocalRuntime } from '../../src/local-runtime.js';
+import { resolveLocalUser } from '../../src/service/acting-user.js';
+import { LocalPublishingService } from '../../src/service/local-service.js';
+import { openDatabase } from '../../src/store/sqlite/driver.js';
+import { makeTempDir } from '../support/local.js';
+
+const MAIN = join(import.meta.dirname, '..', '..', 'dist', 'main.js');
+const IMMEDIATE_POSTS = 600;
+const SCHEDULED_POSTS = 300;
+const SENDABLE_CHANNELS = 11; // Everywhere: 12 channels, Pinterest INACTIVE
+
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of children) child.kill('SIGKILL');
+});
+
+function startServer(dataDir: string): ChildProcess {
+  const env = { ...process.env, SOCIAL_PUBLISHER_DATA_DIR: dataDir };
+  delete env.SOCIAL_PUBLISHER_API_KEY;
+  const child = spawn(process.execPath, [MAIN], { env, stdio: ['pipe', 'ignore', 'ignore'] });
+  children.push(child);
+  return child;
+}
+
+async function kill(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+it('makes every due delivery exactly once while the server is killed and restarted', async () => {
+  expect(existsSync(MAIN), 'dist/main.js is missing: run npm run build first').toBe(true);
+  const dataDir = makeTempDir('spm-crash-');
+  const runtime = openLocalRuntime({ dataDir, demo: true });
+  const service = new LocalPublishingService(runtime, resolveLocalUser(runtime.store, undefined));
+  for (let i = 0; i < IMMEDIATE_POSTS; i++) {
+    await service.createPost({ brandId: 1, collectionId: 1, publishMode: 'IMMEDIATE', caption: `Now ${i}` });
+  }
+  // Due while the server is being killed: they must start exactly once too.
+  const dueAt = formatLocalTime(Date.now() + 4_000, 'America/New_York');
+  for (let i = 0; i < SCHEDULED_POSTS; i++) {
+    await service.createPost({
+      brandId: 1,
+      collectionId: 1,
+      publishMode: 'SCHEDULE',
+      scheduledAt: dueAt,
+      caption: `Later ${i}`,
+    });
+  }
+  runtime.close();
+
+  const db = openDatabase(join(dataDir, DATABASE_FILE));
+  const count = (sql: string) => Number((db.prepare(sql).get() as { n: number | bigint }).n);
+  const total = (IMMEDIATE_POSTS + SCHEDULED_POSTS) * SENDABLE_CHANNELS;
+  const sentCounts: number[] = [];
+  try {
+    // Kill at random moments, long enough apart that each run gets some work done.
+    for (let round = 0; round < 15; round++) {
+      const child = startServer(dataDir);
+      await sleep(100 + Math.random() * 400);
+      await kill(child);
+      sentCounts.push(count("SELECT COUNT(*) AS n FROM deliveries WHERE status = 'sent'"));
+    }
+    const last = startServer(dataDir);
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline) {
+      const open = count(
+        "SELECT COUNT(*) AS n FROM posts WHERE status IN ('queued', 'scheduled', 'publishing')",
+      );
+      if (open === 0) break;
+      await sleep(100);
+    }
+    await kill(last);
+
+    // Several kills landed mid-way, so the restarts had real work to recover.
+    expect(
+      new Set(sentCounts.filter((sent) => sent > 0 && sent < total)).size,
+      sentCounts.join(' '),
+    ).toBeGreaterThanOrEqual(2);
+    expect(count("SELECT COUNT(*) AS n FROM deliveries WHERE status IN ('pending', 'sending')")).toBe(0);
+    expect(count("SELECT COUNT(*) AS n FROM deliveries WHERE status = 'sent'")).toBe(total);
+    expect(count("SELECT COUNT(*) AS n FROM deliveries WHERE status = 'failed'")).toBe(
+      IMMEDIATE_POSTS + SCHEDULED_POSTS,
+    );
+    expect(count("SELECT COUNT(*) AS n FROM posts WHERE status = 'partially_published'")).toBe(
+      IMMEDIATE_POSTS + SCHEDULED_POSTS,
+    );
+    // Every sent delivery reached the platform (the sandbox outbox) once, and only sent ones did.
+    expect(count("SELECT COUNT(*) AS n FROM sandbox_outbox WHERE kind = 'delivery'")).toBe(total);
+    expect(
+      count(`SELECT COUNT(*) AS n FROM sandbox_outbox o JOIN deliveries d ON d.id = o.delivery_id
+             WHERE o.kind = 'delivery' AND d.status = 'sent'`),
+    ).toBe(total);
+    expect(
+      count(
+        `SELECT COUNT(*) AS n FROM (SELECT post_id, channel_id FROM deliveries GROUP BY post_id, channel_id HAVING COUNT(*) > 1)`,
+      ),
+    ).toBe(0);
+  } finally {
+    db.close();
+  }
+}, 120_000);
