@@ -19,7 +19,7 @@ import { deletePost, getPost, listPosts, publishPost, updatePost } from './post-
 import type { Page, PublishingService } from './publishing-service.js';
 import { getQueue } from './queue-view.js';
 import { presentBrand, presentChannel, presentCollection, presentUser } from './resources.js';
-import { uploadMedia } from './upload-media.js';
+import { storeMedia, uploadMedia } from './upload-media.js';
 
 export interface LocalServiceDeps {
   store: Store;
@@ -84,6 +84,11 @@ export class LocalPublishingService implements PublishingService {
 
   uploadMedia(request: unknown): Promise<Media> {
     return uploadMedia(this.deps, this.user, request);
+  }
+
+  /** An upload that arrives as a stream (the REST API's multipart body) rather than a path. */
+  async uploadMediaStream(brandId: number, source: AsyncIterable<Uint8Array>): Promise<Media> {
+    return storeMedia(this.deps, this.brandOfUser(brandId).id, source);
   }
 
   private get context() {

@@ -28,8 +28,8 @@ export const MEDIA_TYPES = new Set([
 
 const pathError = (text: string) => ValidationError.single('path', text);
 
-/** Checks the path names a readable regular file; returns its absolute form. */
-async function checkLocalFile(path: string): Promise<string> {
+/** Checks the path names a readable regular file of an acceptable size; returns its absolute form. */
+export async function checkLocalFile(path: string): Promise<string> {
   const expanded = path === '~' || path.startsWith('~/') ? join(homedir(), path.slice(1)) : path;
   if (!isAbsolute(expanded)) {
     throw pathError(`The path must be absolute (it is read on the machine running the server): ${path}`);
@@ -68,24 +68,35 @@ export async function uploadMedia(deps: MediaUploadDeps, user: UserRecord, reque
   const brand = deps.store.findBrandOfUser(user.id, brandId);
   if (!brand) throw NotFoundError.brand();
   const file = await checkLocalFile(path);
+  return storeMedia(deps, brand.id, createReadStream(file));
+}
 
-  const staged = await deps.media.stage(createReadStream(file), MEDIA_MAX_BYTES);
+/**
+ * Stores one uploaded file for a brand the caller may use: read once, streamed to disk, checked by
+ * size and by its bytes. Nothing is kept from a rejected file.
+ */
+export async function storeMedia(
+  deps: MediaUploadDeps,
+  brandId: number,
+  source: AsyncIterable<Uint8Array>,
+): Promise<Media> {
+  const staged = await deps.media.stage(source, MEDIA_MAX_BYTES);
   try {
     if (staged.tooLarge) throw ValidationError.single('media', message.mediaTooLarge);
     if (staged.size === 0) throw ValidationError.single('media', message.mediaRequired);
     const type = await detectType(staged.head);
     if (!type || !MEDIA_TYPES.has(type)) throw ValidationError.single('media', message.mediaType);
 
-    const existing = deps.store.findMediaByHash(brand.id, staged.sha256);
+    const existing = deps.store.findMediaByHash(brandId, staged.sha256);
     if (existing) {
       await deps.media.discard(staged.token);
       return presentMedia(existing);
     }
     const id = `med_${randomBytes(18).toString('base64url')}`;
-    const storedPath = await deps.media.commit(staged.token, brand.id, id);
+    const storedPath = await deps.media.commit(staged.token, brandId, id);
     const record = {
       id,
-      brandId: brand.id,
+      brandId,
       type,
       size: staged.size,
       sha256: staged.sha256,
@@ -97,7 +108,7 @@ export async function uploadMedia(deps: MediaUploadDeps, user: UserRecord, reque
     } catch (error) {
       await deps.media.remove(storedPath);
       // A concurrent upload of the same bytes won the race: answer with its media.
-      const winner = deps.store.findMediaByHash(brand.id, staged.sha256);
+      const winner = deps.store.findMediaByHash(brandId, staged.sha256);
       if (winner) return presentMedia(winner);
       throw error;
     }
