@@ -97,12 +97,12 @@ export function toErrorBody(error: ServiceError): ErrorBody {
   };
 }
 
-/** Merges field errors, keeping every message of every field. */
+/** Merges field errors: every message of every field, each once. */
 export function mergeFieldErrors(...sets: FieldErrors[]): FieldErrors {
   const merged = new Map<string, string[]>();
   for (const set of sets) {
     for (const [field, messages] of Object.entries(set)) {
-      merged.set(field, [...(merged.get(field) ?? []), ...messages]);
+      merged.set(field, [...new Set([...(merged.get(field) ?? []), ...messages])]);
     }
   }
   return Object.fromEntries(merged);
