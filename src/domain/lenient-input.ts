@@ -1,7 +1,8 @@
 /**
- * Leniency for how assistants send arguments, before the service validates them: an object or array
- * argument that arrives as a JSON string is parsed, and an integer argument that arrives as a string
- * of digits is read as a number. Anything else passes through untouched for validation to judge.
+ * Leniency for how callers send values, before the service validates them. An integer field that
+ * arrives as a string of digits is read as a number (query strings and path parameters are always
+ * strings; assistants sometimes quote numbers). For MCP arguments, an object or array that arrives as
+ * a JSON string is parsed too. Anything else passes through untouched for validation to judge.
  */
 import { z } from 'zod';
 
@@ -28,13 +29,21 @@ function parseJsonContainer(text: string): unknown {
   }
 }
 
-export function coerceArguments(input: z.ZodObject, args: unknown): unknown {
+export function coerceArguments(
+  input: z.ZodObject,
+  args: unknown,
+  options: { jsonStrings: boolean },
+): unknown {
   if (typeof args !== 'object' || args === null || Array.isArray(args)) return args;
   const shape = input.shape as Record<string, z.ZodType>;
   const result: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(args)) {
     const field = Object.hasOwn(shape, key) ? unwrap(shape[key]!) : undefined;
-    if (typeof value === 'string' && (field instanceof z.ZodObject || field instanceof z.ZodArray)) {
+    if (
+      options.jsonStrings &&
+      typeof value === 'string' &&
+      (field instanceof z.ZodObject || field instanceof z.ZodArray)
+    ) {
       result[key] = parseJsonContainer(value);
     } else if (typeof value === 'string' && field instanceof z.ZodNumber && /^\d{1,15}$/.test(value.trim())) {
       result[key] = Number(value.trim());
