@@ -35,6 +35,11 @@ export class LocalPublishingService implements PublishingService {
     readonly user: UserRecord,
   ) {}
 
+  /** The brand, when the acting user may use it; else the 404 of a brand that does not exist. */
+  requireBrand(brandId: number): BrandRecord {
+    return this.brandOfUser(brandId);
+  }
+
   private brandOfUser(brandId: number): BrandRecord {
     const brand = this.deps.store.findBrandOfUser(this.user.id, brandId);
     if (!brand) throw NotFoundError.brand();

@@ -1,0 +1,167 @@
+/**
+ * The REST API of http-interface.md under /v1, plus our post-lifecycle endpoints under the brand.
+ * Handlers are thin: path and query (or body) become the service's request object; the service
+ * validates; errors become statuses in errors.ts.
+ */
+import { type Context, Hono } from 'hono';
+import { NotFoundError, ValidationError } from '../domain/errors.js';
+import { coerceArguments } from '../domain/lenient-input.js';
+import { attributeName } from '../domain/messages.js';
+import { ListPostsRequest, QueueRequest } from '../domain/post-schemas.js';
+import { BrandPageRequest, ListBrandsRequest } from '../domain/schemas.js';
+import type { UserRecord } from '../ports.js';
+import type { LocalPublishingService } from '../service/local-service.js';
+import { bearerKey } from './auth.js';
+import { errorResponse, jsonBody, routeNotFound } from './errors.js';
+import { receiveMediaUpload } from './multipart.js';
+import { openApiDocument } from './openapi.js';
+import { listBody } from './pagination.js';
+
+export interface RestOptions {
+  /** The user an API key belongs to; throws UnauthenticatedError. */
+  authenticate(apiKey: string): UserRecord;
+  serviceFor(user: UserRecord): LocalPublishingService;
+  log: (message: string, error: unknown) => void;
+}
+
+type Env = { Variables: { service: LocalPublishingService } };
+
+/** A path id: digits only, else the resource does not exist (a 404, as an unknown id is). */
+function pathId(c: Context, name: string, notFound: () => NotFoundError): number {
+  const text = c.req.param(name) ?? '';
+  const id = /^\d{1,15}$/.test(text) ? Number(text) : 0;
+  if (id < 1) throw notFound();
+  return id;
+}
+
+const brandId = (c: Context) => pathId(c, 'brandId', NotFoundError.brand);
+
+/** A JSON object body with the path's values added; the body may not carry them itself. */
+function withPath(body: unknown, fromPath: Record<string, unknown>): unknown {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
+  const clashes = Object.keys(fromPath).filter((key) => Object.hasOwn(body, key));
+  if (clashes.length > 0) {
+    throw new ValidationError(
+      Object.fromEntries(
+        clashes.map((key) => [
+          key,
+          [`The ${attributeName(key)} field is not allowed (it is given by the path).`],
+        ]),
+      ),
+    );
+  }
+  return { ...body, ...fromPath };
+}
+
+function query(c: Context): Record<string, string> {
+  return Object.fromEntries(new URL(c.req.url).searchParams);
+}
+
+export function createRestApp(options: RestOptions): Hono<Env> {
+  const app = new Hono<Env>();
+  app.onError((error, c) => errorResponse(c, error, options.log));
+  app.notFound(routeNotFound);
+
+  app.get('/v1/openapi.json', (c) => c.json(openApiDocument()));
+
+  app.use('/v1/*', async (c, next) => {
+    const user = options.authenticate(bearerKey(c.req.header('authorization')));
+    c.set('service', options.serviceFor(user));
+    await next();
+  });
+
+  app.get('/v1/me', async (c) =>
+    c.json({ status: 'success', data: await c.var.service.getProfile(query(c)) }),
+  );
+
+  app.get('/v1/brands', async (c) => {
+    const request = coerceArguments(ListBrandsRequest, query(c), { jsonStrings: false });
+    return c.json(listBody(await c.var.service.listBrands(request), c.req.url));
+  });
+
+  app.get('/v1/brands/:brandId/channels', async (c) => {
+    const request = coerceArguments(
+      BrandPageRequest,
+      { ...query(c), brandId: brandId(c) },
+      { jsonStrings: false },
+    );
+    return c.json(listBody(await c.var.service.listChannels(request), c.req.url));
+  });
+
+  app.get('/v1/brands/:brandId/collections', async (c) => {
+    const request = coerceArguments(
+      BrandPageRequest,
+      { ...query(c), brandId: brandId(c) },
+      { jsonStrings: false },
+    );
+    return c.json(listBody(await c.var.service.listCollections(request), c.req.url));
+  });
+
+  app.post('/v1/brands/:brandId/media', async (c) => {
+    const service = c.var.service;
+    const brand = service.requireBrand(brandId(c));
+    const media = await receiveMediaUpload(c.req.raw, (file) => service.uploadMediaStream(brand.id, file));
+    return c.json({ status: 'success', data: media }, 201);
+  });
+
+  app.post('/v1/brands/:brandId/collections/:collectionId/posts', async (c) => {
+    const body = await jsonBody(c);
+    const key = c.req.header('idempotency-key');
+    const fromPath = {
+      brandId: brandId(c),
+      collectionId: pathId(c, 'collectionId', NotFoundError.collection),
+      ...(key ? { idempotencyKey: key } : {}),
+    };
+    const created = await c.var.service.createPost(withPath(body, fromPath));
+    return c.json({ status: 'success', data: created }, created.duplicate || created.dryRun ? 200 : 201);
+  });
+
+  const postId = (c: Context) => pathId(c, 'postId', NotFoundError.post);
+
+  app.get('/v1/brands/:brandId/posts', async (c) => {
+    const request = coerceArguments(
+      ListPostsRequest,
+      { ...query(c), brandId: brandId(c) },
+      { jsonStrings: false },
+    );
+    return c.json(listBody(await c.var.service.listPosts(request), c.req.url));
+  });
+
+  app.get('/v1/brands/:brandId/posts/:postId', async (c) =>
+    c.json({
+      status: 'success',
+      data: await c.var.service.getPost({ ...query(c), brandId: brandId(c), postId: postId(c) }),
+    }),
+  );
+
+  app.patch('/v1/brands/:brandId/posts/:postId', async (c) => {
+    const body = await jsonBody(c);
+    const ids = { brandId: brandId(c), postId: postId(c) };
+    return c.json({ status: 'success', data: await c.var.service.updatePost(withPath(body, ids)) });
+  });
+
+  app.delete('/v1/brands/:brandId/posts/:postId', async (c) =>
+    c.json({
+      status: 'success',
+      data: await c.var.service.deletePost({ brandId: brandId(c), postId: postId(c) }),
+    }),
+  );
+
+  app.post('/v1/brands/:brandId/posts/:postId/publish', async (c) =>
+    c.json({
+      status: 'success',
+      data: await c.var.service.publishPost({ brandId: brandId(c), postId: postId(c) }),
+    }),
+  );
+
+  app.get('/v1/brands/:brandId/queue', async (c) => {
+    const request = coerceArguments(
+      QueueRequest,
+      { ...query(c), brandId: brandId(c) },
+      { jsonStrings: false },
+    );
+    return c.json({ status: 'success', data: await c.var.service.getQueue(request) });
+  });
+
+  return app;
+}

@@ -1,0 +1,39 @@
+/** Errors → HTTP, in one place: the spec's bodies and statuses; anything unexpected is a logged 500. */
+import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import {
+  type ErrorBody,
+  isServiceError,
+  NotFoundError,
+  toErrorBody,
+  ValidationError,
+} from '../domain/errors.js';
+
+export function errorResponse(
+  c: Context,
+  error: unknown,
+  log: (message: string, error: unknown) => void,
+): Response {
+  if (isServiceError(error)) {
+    return c.json(toErrorBody(error), error.status as ContentfulStatusCode);
+  }
+  log(`${c.req.method} ${new URL(c.req.url).pathname} failed`, error);
+  const body: ErrorBody = { status: 'error', message: 'Server Error', errors: {} };
+  return c.json(body, 500);
+}
+
+export function routeNotFound(c: Context): Response {
+  const message = `No endpoint ${c.req.method} ${new URL(c.req.url).pathname}; the API is described at /v1/openapi.json.`;
+  return c.json(toErrorBody(new NotFoundError('route', message)), 404);
+}
+
+/** A JSON body, or a 422 naming the problem. An empty body is an empty object. */
+export async function jsonBody(c: Context): Promise<unknown> {
+  const text = await c.req.text();
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw ValidationError.single('body', 'The body must be valid JSON.');
+  }
+}
