@@ -3,13 +3,14 @@
 import { readFileSync } from 'node:fs';
 import { type Config, ConfigError, loadConfig, USAGE } from './config.js';
 import { ValidationError } from './domain/errors.js';
+import { createHttpApp, isLoopback, listen } from './http/serve.js';
 import { openLocalRuntime } from './local-runtime.js';
 import { logError, logInfo } from './logger.js';
 import { InFlightCalls } from './mcp/in-flight.js';
 import { createMcpServer } from './mcp/server.js';
 import { serveStdio } from './mcp/stdio.js';
 import { startPublishingEngine } from './publish/engine.js';
-import { resolveLocalUser } from './service/acting-user.js';
+import { issueMissingApiKeys, resolveLocalUser } from './service/acting-user.js';
 import { LocalPublishingService } from './service/local-service.js';
 import { importWorkspace, parseWorkspaceFile } from './service/workspace.js';
 
@@ -63,6 +64,42 @@ async function runStdio(config: Config): Promise<void> {
   }
 }
 
+async function runServe(config: Config): Promise<void> {
+  if (config.apiUrl)
+    throw new ConfigError('serve publishes from the local store: unset SOCIAL_PUBLISHER_API_URL.');
+  const runtime = openLocalRuntime(config);
+  try {
+    for (const { user, apiKey } of issueMissingApiKeys(runtime.store)) {
+      logInfo(`API key of ${user.name}, shown this once (only its hash is stored): ${apiKey}`);
+    }
+    const engine = startPublishingEngine({
+      store: runtime.store,
+      clock: runtime.clock,
+      publisher: config.publisher,
+      version: VERSION,
+      log: logInfo,
+    });
+    const http = createHttpApp({
+      runtime,
+      engine,
+      version: VERSION,
+      loopbackOnly: isLoopback(config.host),
+      log: logError,
+    });
+    const running = await listen(http, config);
+    logInfo(`listening on ${running.url}: REST API at ${running.url}/v1, MCP at ${running.url}/mcp`);
+    await new Promise<void>((resolve) => {
+      process.once('SIGTERM', () => resolve());
+      process.once('SIGINT', () => resolve());
+    });
+    logInfo('stopping: finishing requests under way');
+    await running.close();
+    await engine.stop();
+  } finally {
+    runtime.close();
+  }
+}
+
 function runImport(config: Config): void {
   const file = config.importFile!;
   let text: string;
@@ -99,7 +136,8 @@ async function main(): Promise<number> {
       runImport(config);
       return 0;
     case 'serve':
-      throw new ConfigError('serve is not available in this version yet: use stdio.');
+      await runServe(config);
+      return 0;
     case 'stdio':
       await runStdio(config);
       return 0;

@@ -228,6 +228,9 @@ export interface Store {
   onlyUser(): UserRecord | undefined;
   findUserByKeyHash(apiKeyHash: string): { user: UserRecord; apiKeyHash: string } | undefined;
   getUser(userId: string): UserRecord | undefined;
+  /** Users that have no API key yet (the demo user of a fresh store). */
+  usersWithoutKey(): UserRecord[];
+  setApiKeyHash(userId: string, apiKeyHash: string): void;
 
   countBrandsOfUser(userId: string): number;
   listBrandsOfUser(userId: string, window: PageWindow): BrandRecord[];

@@ -1,5 +1,5 @@
 /** Who acts: API keys are stored as SHA-256 hashes and compared in constant time; a key is never logged. */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { UnauthenticatedError } from '../domain/errors.js';
 import type { Store, UserRecord } from '../ports.js';
 
@@ -45,5 +45,19 @@ export function resolveLocalUser(store: Store, apiKey: string | undefined): User
   }
   throw new Error(
     `The store has ${users} users: set SOCIAL_PUBLISHER_API_KEY to the key of the one who acts.`,
+  );
+}
+
+/**
+ * Over HTTP no well-known key is accepted: each user without a key (the demo user of a fresh store) gets
+ * a new random one. Returns the new keys, to be shown once; only their hashes are kept.
+ */
+export function issueMissingApiKeys(store: Store): Array<{ user: UserRecord; apiKey: string }> {
+  return store.transaction(() =>
+    store.usersWithoutKey().map((user) => {
+      const apiKey = `spk_${randomBytes(24).toString('base64url')}`;
+      store.setApiKeyHash(user.id, hashApiKey(apiKey));
+      return { user, apiKey };
+    }),
   );
 }

@@ -98,6 +98,16 @@ export class SqliteStore implements Store {
     return row && toUser(row);
   }
 
+  usersWithoutKey(): UserRecord[] {
+    return this.sql
+      .all(`SELECT ${USER_COLUMNS} FROM users WHERE api_key_hash IS NULL ORDER BY joined_at_ms`)
+      .map(toUser);
+  }
+
+  setApiKeyHash(userId: string, apiKeyHash: string): void {
+    this.sql.run('UPDATE users SET api_key_hash = ? WHERE id = ?', apiKeyHash, userId);
+  }
+
   countBrandsOfUser(userId: string): number {
     return this.sql.count('SELECT COUNT(*) AS n FROM user_brands WHERE user_id = ?', userId);
   }

@@ -1,0 +1,131 @@
+/**
+ * `serve`: one HTTP listener with the REST API under /v1 and MCP (Streamable HTTP) at /mcp, both
+ * authenticated with the same API keys. Bound to loopback, it refuses other Host and Origin headers
+ * (DNS rebinding). SIGTERM/SIGINT stop it gracefully: no new requests, the ones under way finish.
+ */
+import type { AddressInfo } from 'node:net';
+import { serve as serveNode } from '@hono/node-server';
+import { Hono } from 'hono';
+import type { Config } from '../config.js';
+import type { LocalRuntime } from '../local-runtime.js';
+import type { InFlightCalls } from '../mcp/in-flight.js';
+import { createMcpServer } from '../mcp/server.js';
+import { McpHttpSessions } from '../mcp/streamable-http.js';
+import type { UserRecord } from '../ports.js';
+import type { PublishingEngine } from '../publish/engine.js';
+import { createRestApp } from '../rest/app.js';
+import { bearerKey } from '../rest/auth.js';
+import { authenticate } from '../service/acting-user.js';
+import { LocalPublishingService } from '../service/local-service.js';
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+
+export function isLoopback(host: string): boolean {
+  return LOOPBACK_HOSTS.has(host) || host.startsWith('127.');
+}
+
+function hostnameOf(hostHeader: string): string {
+  return hostHeader.startsWith('[')
+    ? hostHeader.slice(0, hostHeader.indexOf(']') + 1)
+    : hostHeader.split(':')[0]!;
+}
+
+export interface HttpApp {
+  app: Hono;
+  sessions: McpHttpSessions;
+}
+
+export function createHttpApp(options: {
+  runtime: LocalRuntime;
+  engine?: PublishingEngine;
+  version: string;
+  /** Refuse Host and Origin headers that are not loopback names. */
+  loopbackOnly: boolean;
+  log: (message: string, error: unknown) => void;
+  idleTimeoutMs?: number;
+}): HttpApp {
+  const { runtime } = options;
+  const deps = { ...runtime, onPublishing: () => options.engine?.scheduler.wake() };
+  const serviceFor = (
+    user: Parameters<typeof authenticate>[1] extends never ? never : ReturnType<typeof authenticate>,
+  ) => new LocalPublishingService(deps, user);
+  const sessions = new McpHttpSessions({
+    authenticate: (apiKey) => authenticate(runtime.store, apiKey),
+    createServer: (user, inFlight: InFlightCalls) =>
+      createMcpServer(serviceFor(user), {
+        name: 'social-publisher-mcp',
+        version: options.version,
+        log: options.log,
+        inFlight,
+      }),
+    idleTimeoutMs: options.idleTimeoutMs,
+  });
+  const app = new Hono();
+  if (options.loopbackOnly) {
+    app.use('*', async (c, next) => {
+      const host = hostnameOf(c.req.header('host') ?? '');
+      const origin = c.req.header('origin');
+      let originHost = host;
+      if (origin !== undefined) {
+        try {
+          originHost = new URL(origin).hostname;
+        } catch {
+          originHost = '';
+        }
+      }
+      if (!isLoopback(host) || !isLoopback(originHost === '::1' ? '[::1]' : originHost)) {
+        return c.json(
+          {
+            status: 'error',
+            message: 'Forbidden.',
+            errors: { host: 'This server only answers to localhost.' },
+          },
+          403,
+        );
+      }
+      await next();
+    });
+  }
+  app.all('/mcp', async (c) => {
+    let apiKey: string | undefined;
+    try {
+      apiKey = bearerKey(c.req.header('authorization'));
+    } catch {
+      apiKey = undefined;
+    }
+    return sessions.handle(c.req.raw, apiKey);
+  });
+  app.route(
+    '/',
+    createRestApp({ authenticate: (key) => authenticate(runtime.store, key), serviceFor, log: options.log }),
+  );
+  return { app, sessions };
+}
+
+export interface RunningServer {
+  url: string;
+  /** Stops accepting, lets requests under way finish, closes sessions. */
+  close(): Promise<void>;
+}
+
+export async function listen(http: HttpApp, config: Pick<Config, 'host' | 'port'>): Promise<RunningServer> {
+  const server = await new Promise<ReturnType<typeof serveNode>>((resolve, reject) => {
+    const started = serveNode({ fetch: http.app.fetch, hostname: config.host, port: config.port }, () =>
+      resolve(started),
+    );
+    started.once('error', reject);
+  });
+  const { address, port } = server.address() as AddressInfo;
+  const host = address.includes(':') ? `[${address}]` : address;
+  return {
+    url: `http://${host}:${port}`,
+    async close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      (server as import('node:http').Server).closeIdleConnections?.();
+      await http.sessions.closeAll();
+      const timer = setTimeout(() => (server as import('node:http').Server).closeAllConnections?.(), 10_000);
+      await closed;
+      clearTimeout(timer);
+    },
+  };
+}
