@@ -9,6 +9,7 @@ import {
   type ContractWorld,
   OTHER_API_KEY,
   OTHER_WORKSPACE,
+  SOUTHERN_API_KEY,
   type StoredPost,
   serviceContract,
 } from './service-contract.js';
@@ -20,12 +21,15 @@ async function openLocalWorld(): Promise<ContractWorld> {
     const service = rt.service;
     rt.importWorkspace(OTHER_WORKSPACE);
     const other = rt.serviceFor(OTHER_API_KEY);
+    const southern = rt.serviceFor(SOUTHERN_API_KEY);
     // A second connection to the same file, only for reading what the service stored.
     const db = openDatabase(join(rt.dataDir, DATABASE_FILE));
     const staging = join(rt.dataDir, 'media', 'staging');
     return {
       service,
       other,
+      southern,
+      clock: rt.clock,
       inspect: {
         count(table) {
           const row = db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number | bigint };
@@ -61,4 +65,7 @@ async function openLocalWorld(): Promise<ContractWorld> {
   }
 }
 
-serviceContract('PublishingService contract: local service (SQLite)', openLocalWorld, { inspection: true });
+serviceContract('PublishingService contract: local service (SQLite)', openLocalWorld, {
+  inspection: true,
+  clock: true,
+});

@@ -9,6 +9,7 @@ import type { PublishingService } from '../../src/service/publishing-service.js'
 export const CONTRACT_NOW = Date.UTC(2026, 10, 21, 12, 0, 0);
 
 export const OTHER_API_KEY = 'contract-other-user-key-0001';
+export const SOUTHERN_API_KEY = 'contract-southern-user-key-0001';
 
 /** A second user with a brand of their own; neither user may see the other's brands. */
 export const OTHER_WORKSPACE: Workspace = {
@@ -28,6 +29,14 @@ export const OTHER_WORKSPACE: Workspace = {
     },
     // A brand with no channels and no collections: empty lists.
     { title: 'Harbor Pop-up', timezone: 'Europe/Paris' },
+    // Southern-hemisphere DST, and a queue time (02:30) inside its DST gap and overlap.
+    {
+      title: 'Harbour Sydney',
+      timezone: 'Australia/Sydney',
+      queueTimes: ['02:30', '09:00'],
+      channels: [{ name: 'Harbour Sydney on Bluesky', type: 'Bluesky', status: 'ACTIVE' }],
+      collections: [{ title: 'Sydney All', channels: ['Harbour Sydney on Bluesky'] }],
+    },
   ],
   users: [
     {
@@ -35,6 +44,12 @@ export const OTHER_WORKSPACE: Workspace = {
       timezone: 'Europe/Paris',
       apiKey: OTHER_API_KEY,
       brands: ['Harbor Bakery', 'Harbor Pop-up'],
+    },
+    {
+      name: 'Southern User',
+      timezone: 'Australia/Sydney',
+      apiKey: SOUTHERN_API_KEY,
+      brands: ['Harbour Sydney'],
     },
   ],
 };
@@ -57,22 +72,36 @@ export interface StoreInspection {
   stagingEntries(): string[];
 }
 
+/** The service's clock, for implementations whose clock the tests can move. */
+export interface ContractClock {
+  set(epochMs: number): void;
+  advance(ms: number): void;
+}
+
 export interface ContractWorld {
   service: PublishingService;
   other: PublishingService;
+  /** Acts as the Southern User of OTHER_WORKSPACE, who sees only "Harbour Sydney". */
+  southern: PublishingService;
   inspect?: StoreInspection;
+  clock?: ContractClock;
   close(): Promise<void>;
 }
 
 export interface ContractOptions {
   /** Register the tests that read the store through `world.inspect`. */
   inspection: boolean;
+  /** Register the tests that move the service's clock through `world.clock`. */
+  clock?: boolean;
 }
 
 export interface ContractContext {
   readonly world: ContractWorld;
   readonly service: PublishingService;
   readonly other: PublishingService;
+  readonly southern: PublishingService;
+  /** The movable clock; throws when the implementation gives none. */
+  clock(): ContractClock;
   /** The store inspection; throws when the implementation gives none. */
   inspect(): StoreInspection;
   readonly options: ContractOptions;

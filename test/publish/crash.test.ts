@@ -24,7 +24,7 @@ afterEach(() => {
 });
 
 function startServer(dataDir: string): ChildProcess {
-  const env = { ...process.env, SOCIAL_PUBLISHER_DATA_DIR: dataDir };
+  const env: NodeJS.ProcessEnv = { ...process.env, SOCIAL_PUBLISHER_DATA_DIR: dataDir };
   delete env.SOCIAL_PUBLISHER_API_KEY;
   const child = spawn(process.execPath, [MAIN], { env, stdio: ['pipe', 'ignore', 'ignore'] });
   children.push(child);
