@@ -120,12 +120,17 @@ export async function listen(http: HttpApp, config: Pick<Config, 'host' | 'port'
   return {
     url: `http://${host}:${port}`,
     async close() {
+      const node = server as import('node:http').Server;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      (server as import('node:http').Server).closeIdleConnections?.();
+      node.closeIdleConnections();
       await http.sessions.closeAll();
-      const timer = setTimeout(() => (server as import('node:http').Server).closeAllConnections?.(), 10_000);
+      // Sessions closed their event streams; connections now idle go, requests still running may finish.
+      node.closeIdleConnections();
+      const idle = setInterval(() => node.closeIdleConnections(), 100);
+      const force = setTimeout(() => node.closeAllConnections(), 10_000);
       await closed;
-      clearTimeout(timer);
+      clearInterval(idle);
+      clearTimeout(force);
     },
   };
 }
