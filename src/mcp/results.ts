@@ -1,13 +1,15 @@
 /**
  * Tool results. Success: structured content is the REST body, text a short summary. Failure: a tool
  * result with `isError`, structured content the spec's error body, text every field error as plain
- * sentences plus what to call to fix it. Domain errors never become JSON-RPC errors.
+ * sentences plus what to call to fix it; a confirmation the user did not give is keyed `confirmation`.
+ * Domain errors never become JSON-RPC errors.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { isServiceError, NotFoundError, toErrorBody, ValidationError } from '../domain/errors.js';
 import { Pagination } from '../domain/schemas.js';
 import type { Page } from '../service/publishing-service.js';
+import { ConfirmationDeclinedError } from './confirm.js';
 import type { ToolDefinition, ToolSuccess } from './tool.js';
 
 const ErrorBodySchema = z.object({
@@ -68,6 +70,7 @@ function hintFor(field: string): string | undefined {
   if (field === 'collection' || field === 'collectionId') {
     return 'Call list_collections with the brandId to see its collections and their channels.';
   }
+  if (field === 'post') return 'Call list_posts with the brandId to see its posts and their ids.';
   if (/^platforms\.youtube\.playlists\.\d+\.channelId$/.test(field)) {
     return "Call list_channels with the brandId to see the brand's channel ids.";
   }
@@ -93,6 +96,14 @@ function errorText(error: ValidationError | NotFoundError | Error): string {
 
 /** Converts whatever a tool threw into a tool result; unexpected errors are logged, not shown. */
 export function errorResult(error: unknown, log: (message: string, error: unknown) => void): CallToolResult {
+  if (error instanceof ConfirmationDeclinedError) {
+    const text = `${error.message}\nDo not try again unless the user asks for it.`;
+    return {
+      isError: true,
+      content: [{ type: 'text', text }],
+      structuredContent: { status: 'error', message: error.message, errors: { confirmation: error.message } },
+    };
+  }
   if (isServiceError(error)) {
     return {
       isError: true,

@@ -11,11 +11,13 @@ import {
   McpError,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { coerceArguments } from '../domain/lenient-input.js';
 import type { PublishingService } from '../service/publishing-service.js';
-import { coerceArguments } from './arguments.js';
+import { confirmationContext } from './confirm.js';
 import type { InFlightCalls } from './in-flight.js';
 import { TOOLS } from './registry.js';
 import { errorResult, outputSchemaOf, successResult, toJsonSchema } from './results.js';
+import type { ToolContext } from './tool.js';
 
 export interface McpServerOptions {
   name: string;
@@ -29,7 +31,9 @@ export interface McpServerOptions {
 const INSTRUCTIONS = [
   'Publishes social-media posts for brands. Workflow: list_brands → list_collections (pick the collection whose channels',
   'should get the post) → optionally upload_media → create_post. Times (scheduledAt) are local wall-clock times in the',
-  "brand's timezone, format Y-m-d H:i:s. Errors name each invalid field; fix those fields and call again.",
+  "brand's timezone, format Y-m-d H:i:s. get_queue shows the brand's local time and next free queue times. After",
+  'creating: list_posts and get_post show posts and their deliveries; update_post, publish_post and delete_post',
+  'change a post while it is a draft, queued or scheduled. Errors name each invalid field; fix those fields and call again.',
 ].join(' ');
 
 /** tools/list never changes during a session: computed once per process. */
@@ -47,6 +51,33 @@ function listTools(): Tool[] {
   return toolList;
 }
 
+/**
+ * Marks one call as under way for a graceful close, except while it waits for the user: a closing
+ * transport waits for work to finish, not for a person to answer (closing then ends the question).
+ */
+function trackCall(inFlight: InFlightCalls | undefined) {
+  let release = () => {};
+  const resume = () => {
+    inFlight?.track(
+      new Promise<void>((resolve) => {
+        release = resolve;
+      }),
+    );
+  };
+  resume();
+  return {
+    async pausedDuring<T>(wait: Promise<T>): Promise<T> {
+      release();
+      try {
+        return await wait;
+      } finally {
+        resume();
+      }
+    },
+    end: () => release(),
+  };
+}
+
 export function createMcpServer(service: PublishingService, options: McpServerOptions): McpServer {
   const server = new McpServer(
     { name: options.name, version: options.version, title: 'Social Publisher' },
@@ -58,7 +89,7 @@ export function createMcpServer(service: PublishingService, options: McpServerOp
   const tools = new Map(TOOLS.map((tool) => [tool.name, tool]));
 
   server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools() }));
-  server.server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = tools.get(request.params.name);
     if (!tool) {
       throw new McpError(
@@ -66,11 +97,23 @@ export function createMcpServer(service: PublishingService, options: McpServerOp
         `Unknown tool: ${request.params.name}. Call tools/list for the tools.`,
       );
     }
+    const tracking = trackCall(options.inFlight);
+    // The question belongs to this call: routed with it, and abandoned when the call is cancelled.
+    const asker = confirmationContext(server.server, {
+      relatedRequestId: extra.requestId,
+      signal: extra.signal,
+    });
+    const context: ToolContext = {
+      canConfirm: asker.canConfirm,
+      confirm: (message) => tracking.pausedDuring(asker.confirm(message)),
+    };
     try {
-      const args = coerceArguments(tool.input, request.params.arguments ?? {});
-      return successResult(await tool.handle(service, args as Record<string, unknown>));
+      const args = coerceArguments(tool.input, request.params.arguments ?? {}, { jsonStrings: true });
+      return successResult(await tool.handle(service, args as Record<string, unknown>, context));
     } catch (error) {
       return errorResult(error, options.log);
+    } finally {
+      tracking.end();
     }
   });
   return server;

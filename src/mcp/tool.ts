@@ -15,6 +15,18 @@ export interface ToolSuccess {
   summary: string;
 }
 
+/** What a tool may ask of the session it runs in, built per call by the server. */
+export interface ToolContext {
+  /** Whether the client can put a question to the user (it declared form elicitation). */
+  readonly canConfirm: boolean;
+  /**
+   * Asks the user to confirm `message` (MCP elicitation). True when the user accepted, false when they
+   * declined or cancelled; true without asking when the client cannot ask (no elicitation capability).
+   * Rejects with `ConfirmationDeclinedError` when the question could not be put to the user.
+   */
+  confirm(message: string): Promise<boolean>;
+}
+
 export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject> {
   name: string;
   title: string;
@@ -27,7 +39,11 @@ export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject> {
   paginated?: boolean;
   annotations: ToolAnnotations;
   /** Calls one service method with the raw arguments and shapes its result. */
-  handle(service: PublishingService, args: Record<string, unknown>): Promise<ToolSuccess>;
+  handle(
+    service: PublishingService,
+    args: Record<string, unknown>,
+    context: ToolContext,
+  ): Promise<ToolSuccess>;
 }
 
 /** Helps tool files keep their input type without naming it twice. */

@@ -60,7 +60,13 @@ export function createPost(context: CreatePostContext, request: unknown): Create
   const hash = contentHash(collection.id, payload);
   const target = { brand, collection, payload, nowMs, scheduledAtMs: checked.scheduledAtMs };
 
-  if (dryRun) return dryRunResult(store, target);
+  if (dryRun) {
+    // Answer what the real call would: a duplicate is reported as one, a reused key as its 422.
+    const earlier = findEarlier(store, brand.id, idempotencyKey, hash, nowMs);
+    if (!earlier) return dryRunResult(store, target);
+    const duplicate = duplicateResult(earlier, brand, idempotencyKey !== undefined);
+    return { ...duplicate, dryRun: true, message: `Dry run, nothing stored: ${duplicate.message}` };
+  }
   const created = store.transaction(() => {
     const earlier = findEarlier(store, brand.id, idempotencyKey, hash, nowMs);
     if (earlier) return duplicateResult(earlier, brand, idempotencyKey !== undefined);

@@ -6,7 +6,14 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type CallToolResult,
+  type ElicitRequest,
+  ElicitRequestSchema,
+  type ElicitResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { InFlightCalls } from '../../src/mcp/in-flight.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { openTestRuntime, type TestRuntime } from '../support/local.js';
 
@@ -21,15 +28,31 @@ export interface McpHarness {
   close(): Promise<void>;
 }
 
-export async function openMcpHarness(): Promise<McpHarness> {
+export interface McpHarnessOptions {
+  /**
+   * The client's user: when given, the client declares the elicitation capability and answers every
+   * question the server asks with this.
+   */
+  elicit?: (params: ElicitRequest['params']) => ElicitResult | Promise<ElicitResult>;
+  /** Passed to the server, which marks its calls under way there. */
+  inFlight?: InFlightCalls;
+}
+
+export async function openMcpHarness(options: McpHarnessOptions = {}): Promise<McpHarness> {
   const rt = openTestRuntime();
   const logged: McpHarness['logged'] = [];
   const server = createMcpServer(rt.service, {
     name: 'social-publisher-mcp',
     version: '0.0.0-test',
     log: (message, error) => logged.push({ message, error }),
+    inFlight: options.inFlight,
   });
-  const client = new Client({ name: 'protocol-test', version: '1.0.0' });
+  const { elicit } = options;
+  const client = new Client(
+    { name: 'protocol-test', version: '1.0.0' },
+    elicit ? { capabilities: { elicitation: {} } } : undefined,
+  );
+  if (elicit) client.setRequestHandler(ElicitRequestSchema, (request) => elicit(request.params));
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   try {
     await server.connect(serverTransport);

@@ -1,0 +1,34 @@
+import { DeletedPost, EDITABLE_STATUSES, PostRequest } from '../../domain/post-schemas.js';
+import { describeStoredPost, requireConfirmation } from '../confirm.js';
+import { describePostState } from '../post-summary.js';
+import { defineTool } from '../tool.js';
+
+export const deletePost = defineTool({
+  name: 'delete_post',
+  title: 'Delete or cancel post',
+  description: [
+    'Cancels a planned post (queued or scheduled: it will not be published, and a queue time is freed) or deletes',
+    'a draft for good. A post that is publishing or already published cannot be taken back here. To change a',
+    'post instead, use update_post. The user may be asked to confirm first. Cannot be undone.',
+  ].join(' '),
+  input: PostRequest,
+  output: DeletedPost,
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  async handle(service, args, context) {
+    await requireConfirmation(context, async () => {
+      const post = await service.getPost(args);
+      // A post past publishing is refused by the service, with the reason: nothing to ask.
+      if (!EDITABLE_STATUSES.has(post.status)) return undefined;
+      const question =
+        post.status === 'draft'
+          ? `Delete draft ${post.id} for good?`
+          : `Cancel post ${post.id}? It is ${post.status} and will then not be published.`;
+      return {
+        question: await describeStoredPost(service, post, question),
+        notDone: `Not ${post.status === 'draft' ? 'deleted' : 'cancelled'}: the user did not confirm, so post ${post.id} is unchanged (${describePostState(post)}).`,
+      };
+    });
+    const deleted = await service.deletePost(args);
+    return { body: { status: 'success', data: deleted }, summary: deleted.message };
+  },
+});

@@ -1,0 +1,63 @@
+import type { z } from 'zod';
+import { EDITABLE_STATUSES, Post, UpdatePostRequest } from '../../domain/post-schemas.js';
+import { describeStoredPost, requireConfirmation } from '../confirm.js';
+import { describePostState, postSummary } from '../post-summary.js';
+import { defineTool } from '../tool.js';
+
+const KEPT = new Set(['brandId', 'postId', 'publishMode']);
+
+/**
+ * The request schema as clients see it: every content field also takes null, which removes it, so a
+ * client that checks arguments against the JSON Schema lets null through. The service drops nulls itself.
+ */
+const UpdatePostInput = UpdatePostRequest.extend(
+  Object.fromEntries(
+    Object.entries(UpdatePostRequest.shape)
+      .filter(([key]) => !KEPT.has(key))
+      .map(([key, field]) => {
+        const inner = (field as z.ZodOptional).unwrap() as z.ZodType;
+        const description = [inner.description, 'null removes it.'].filter(Boolean).join('. ');
+        return [key, inner.nullable().optional().describe(description)];
+      }),
+  ),
+);
+
+export const updatePost = defineTool({
+  name: 'update_post',
+  title: 'Update post',
+  description: [
+    'Changes a post while it is a draft, queued or scheduled (not once publishing has started, nor when cancelled).',
+    'Pass brandId, postId and only the fields to change: absent fields are kept, null removes a field (e.g.',
+    '"link": null). The post as changed is checked with the rules and messages of create_post.',
+    "To move it: publishMode SCHEDULE with a future scheduledAt (brand's timezone, Y-m-d H:i:s), or QUEUE for",
+    'the next free queue time (a queued post that stays QUEUE keeps its time). publishMode IMMEDIATE publishes it',
+    'now, like publish_post (the user may be asked to confirm). Call get_post first to see the current content.',
+  ].join(' '),
+  input: UpdatePostInput,
+  output: Post,
+  // Overwrites content; IMMEDIATE publishes to the platforms.
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+  async handle(service, args, context) {
+    if (args.publishMode === 'IMMEDIATE') {
+      await requireConfirmation(context, async () => {
+        const post = await service.getPost({ brandId: args.brandId, postId: args.postId });
+        if (!EDITABLE_STATUSES.has(post.status)) return undefined;
+        const content = {
+          caption: 'caption' in args ? args.caption : post.content.caption,
+          poll: 'poll' in args ? args.poll : post.content.poll,
+        };
+        return {
+          question: await describeStoredPost(
+            service,
+            post,
+            `Publish post ${post.id} now, with the changes given? It cannot be unpublished from here.`,
+            content,
+          ),
+          notDone: `Not changed or published: the user did not confirm, so post ${post.id} is unchanged (${describePostState(post)}).`,
+        };
+      });
+    }
+    const post = await service.updatePost(args);
+    return { body: { status: 'success', data: post }, summary: postSummary(post) };
+  },
+});

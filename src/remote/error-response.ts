@@ -1,0 +1,82 @@
+/**
+ * A REST error answer turned back into the service's typed errors, so remote mode fails exactly as
+ * local mode does: the spec's 422 body → ValidationError, its 404 body → NotFoundError, any 401 →
+ * UnauthenticatedError. Anything else (another status, or a body not in the spec's form, such as a
+ * proxy's HTML page) is a plain Error naming the request and the status.
+ */
+import { type FieldErrors, NotFoundError, UnauthenticatedError, ValidationError } from '../domain/errors.js';
+import { isPlainObject } from '../domain/validation.js';
+
+/** The parsed JSON of a body, or undefined when it is not JSON. */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `errors` of a 422 body: each field an array of sentences (a single string is read as one). */
+function fieldErrorsOf(errors: unknown): FieldErrors | undefined {
+  if (!isPlainObject(errors)) return undefined;
+  const entries: Array<[string, string[]]> = [];
+  for (const [field, value] of Object.entries(errors)) {
+    if (typeof value === 'string') entries.push([field, [value]]);
+    else if (Array.isArray(value) && value.every((item) => typeof item === 'string'))
+      entries.push([field, value]);
+    else return undefined;
+  }
+  // Object.fromEntries defines own properties, so a field named `__proto__` stays a field.
+  return Object.fromEntries(entries);
+}
+
+/** The one cause of a 404 body: `{ errors: { key: message } }`. */
+function notFoundOf(body: Record<string, unknown>): NotFoundError | undefined {
+  if (!isPlainObject(body.errors)) return undefined;
+  const entries = Object.entries(body.errors);
+  if (entries.length !== 1) return undefined;
+  const [key, value] = entries[0]!;
+  const text = typeof body.message === 'string' ? body.message : value;
+  return typeof text === 'string' ? new NotFoundError(key, text) : undefined;
+}
+
+/**
+ * The error for a non-2xx answer. `request` names it (`GET http://host/v1/me`), `attempts` says how
+ * often it was sent; `redact` removes the API key from any text taken from the answer.
+ */
+export function errorFromResponse(
+  status: number,
+  bodyText: string,
+  context: { request: string; attempts: number; redact: (text: string) => string },
+): Error {
+  if (status === 401) return new UnauthenticatedError();
+  const body = parseJson(bodyText);
+  const object = isPlainObject(body) ? body : undefined;
+  if (status === 422 && object) {
+    const errors = fieldErrorsOf(object.errors);
+    if (errors) return new ValidationError(errors);
+  }
+  if (status === 404 && object) {
+    const notFound = notFoundOf(object);
+    if (notFound) return notFound;
+  }
+
+  const serverMessage =
+    typeof object?.message === 'string' && object.message.trim() !== ''
+      ? `: ${context.redact(
+          object.message
+            .trim()
+            .slice(0, 500)
+            .replace(/[.\s]+$/, ''),
+        )}`
+      : '';
+  const hint =
+    status === 404 && !object ? ' (is the base URL right? It must be the API root including /v1)' : '';
+  return new Error(
+    `${context.request} failed after ${attemptsText(context.attempts)}: the server answered ${status}${serverMessage}${hint}.`,
+  );
+}
+
+export function attemptsText(attempts: number): string {
+  return attempts === 1 ? '1 attempt' : `${attempts} attempts`;
+}
