@@ -10,8 +10,10 @@ import { InFlightCalls } from './mcp/in-flight.js';
 import { createMcpServer } from './mcp/server.js';
 import { serveStdio } from './mcp/stdio.js';
 import { startPublishingEngine } from './publish/engine.js';
+import { RemotePublishingService } from './remote/remote-service.js';
 import { issueMissingApiKeys, resolveLocalUser } from './service/acting-user.js';
 import { LocalPublishingService } from './service/local-service.js';
+import type { PublishingService } from './service/publishing-service.js';
 import { importWorkspace, parseWorkspaceFile } from './service/workspace.js';
 
 const VERSION = (
@@ -19,11 +21,7 @@ const VERSION = (
 ).version;
 
 async function runStdio(config: Config): Promise<void> {
-  if (config.apiUrl) {
-    throw new ConfigError(
-      'Remote mode (SOCIAL_PUBLISHER_API_URL) is not available in this version yet; unset it to use the local store.',
-    );
-  }
+  if (config.apiUrl) return runRemoteStdio(config, config.apiUrl);
   const runtime = openLocalRuntime(config);
   let stopEngine: (() => Promise<void>) | undefined;
   try {
@@ -45,23 +43,45 @@ async function runStdio(config: Config): Promise<void> {
       { ...runtime, onPublishing: () => engine.scheduler.wake() },
       user,
     );
-    const inFlight = new InFlightCalls();
-    const server = createMcpServer(service, {
-      name: 'social-publisher-mcp',
-      version: VERSION,
-      log: logError,
-      inFlight,
-    });
     if (process.stdin.isTTY) {
       logInfo(
         `MCP server on stdio, acting as ${user.name}, data in ${config.dataDir}. Waiting for an MCP client (Ctrl-D to quit).`,
       );
     }
-    await serveStdio(server, inFlight);
+    await serveStdioWith(service);
   } finally {
     await stopEngine?.();
     runtime.close();
   }
+}
+
+/** Remote mode: the same tools, acting on a server that speaks the REST API. */
+async function runRemoteStdio(config: Config, apiUrl: string): Promise<void> {
+  if (!config.apiKey)
+    throw new ConfigError('Remote mode needs the key to send: set SOCIAL_PUBLISHER_API_KEY.');
+  const service = new RemotePublishingService({
+    baseUrl: apiUrl,
+    apiKey: config.apiKey,
+    userAgent: `social-publisher-mcp/${VERSION}`,
+  });
+  try {
+    if (process.stdin.isTTY)
+      logInfo(`MCP server on stdio, acting on ${apiUrl}. Waiting for an MCP client (Ctrl-D to quit).`);
+    await serveStdioWith(service);
+  } finally {
+    await service.close();
+  }
+}
+
+async function serveStdioWith(service: PublishingService): Promise<void> {
+  const inFlight = new InFlightCalls();
+  const server = createMcpServer(service, {
+    name: 'social-publisher-mcp',
+    version: VERSION,
+    log: logError,
+    inFlight,
+  });
+  await serveStdio(server, inFlight);
 }
 
 async function runServe(config: Config): Promise<void> {

@@ -45,7 +45,11 @@ export function coerceArguments(
       (field instanceof z.ZodObject || field instanceof z.ZodArray)
     ) {
       result[key] = parseJsonContainer(value);
-    } else if (typeof value === 'string' && field instanceof z.ZodNumber && /^\d{1,15}$/.test(value.trim())) {
+    } else if (
+      typeof value === 'string' &&
+      field instanceof z.ZodNumber &&
+      /^-?\d{1,15}$/.test(value.trim())
+    ) {
       result[key] = Number(value.trim());
     } else {
       result[key] = value;

@@ -1,0 +1,61 @@
+/**
+ * The service contract through the REST API: the remote client (undici) against a real `serve` app on
+ * loopback, over the same SQLite store and fake clock. Same tests, same results as in-process.
+ */
+import { createHttpApp, listen } from '../../src/http/serve.js';
+import { RemotePublishingService } from '../../src/remote/remote-service.js';
+import { issueMissingApiKeys } from '../../src/service/acting-user.js';
+import { openTestRuntime } from '../support/local.js';
+import { openInspection } from './inspection.js';
+import {
+  CONTRACT_NOW,
+  type ContractWorld,
+  OTHER_API_KEY,
+  OTHER_WORKSPACE,
+  SOUTHERN_API_KEY,
+  serviceContract,
+} from './service-contract.js';
+
+async function openRemoteWorld(): Promise<ContractWorld> {
+  const rt = openTestRuntime({ now: CONTRACT_NOW });
+  try {
+    const [demo] = issueMissingApiKeys(rt.runtime.store);
+    rt.importWorkspace(OTHER_WORKSPACE);
+    const http = createHttpApp({
+      runtime: rt.runtime,
+      version: 'test',
+      loopbackOnly: true,
+      log: (message, error) => console.error(message, error),
+    });
+    const server = await listen(http, { host: '127.0.0.1', port: 0 });
+    const remote = (apiKey: string) =>
+      new RemotePublishingService({ baseUrl: `${server.url}/v1`, apiKey, maxRetries: 0 });
+    const clients = [remote(demo!.apiKey), remote(OTHER_API_KEY), remote(SOUTHERN_API_KEY)] as const;
+    const inspection = openInspection(rt.dataDir);
+    return {
+      service: clients[0],
+      other: clients[1],
+      southern: clients[2],
+      clock: rt.clock,
+      inspect: inspection.inspect,
+      async close() {
+        await Promise.all(clients.map((client) => client.close()));
+        await server.close();
+        inspection.close();
+        rt.close();
+      },
+    };
+  } catch (error) {
+    rt.close();
+    throw error;
+  }
+}
+
+serviceContract(
+  'PublishingService contract: remote client against serve (REST over loopback)',
+  openRemoteWorld,
+  {
+    inspection: true,
+    clock: true,
+  },
+);
