@@ -15,13 +15,14 @@ import type { UserRecord } from '../ports.js';
 import type { PublishingEngine } from '../publish/engine.js';
 import { createRestApp } from '../rest/app.js';
 import { bearerKey } from '../rest/auth.js';
+import { errorResponse, routeNotFound } from '../rest/errors.js';
 import { authenticate } from '../service/acting-user.js';
 import { LocalPublishingService } from '../service/local-service.js';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
 export function isLoopback(host: string): boolean {
-  return LOOPBACK_HOSTS.has(host) || host.startsWith('127.');
+  return LOOPBACK_HOSTS.has(host) || /^127(?:\.\d{1,3}){3}$/.test(host);
 }
 
 function hostnameOf(hostHeader: string): string {
@@ -61,6 +62,9 @@ export function createHttpApp(options: {
     idleTimeoutMs: options.idleTimeoutMs,
   });
   const app = new Hono();
+  // A mounted app's handlers do not apply to the parent: errors and unknown routes are answered here.
+  app.onError((error, c) => errorResponse(c, error, options.log));
+  app.notFound(routeNotFound);
   if (options.loopbackOnly) {
     app.use('*', async (c, next) => {
       const host = hostnameOf(c.req.header('host') ?? '');

@@ -100,7 +100,7 @@ export function createRestApp(options: RestOptions): Hono<Env> {
   app.post('/v1/brands/:brandId/media', async (c) => {
     const service = c.var.service;
     const brand = service.requireBrand(brandId(c));
-    const media = await receiveMediaUpload(c.req.raw, (file) => service.uploadMediaStream(brand.id, file));
+    const media = await receiveMediaUpload(c.req.raw, (file) => service.stageMediaUpload(brand.id, file));
     return c.json({ status: 'success', data: media }, 201);
   });
 

@@ -1,21 +1,23 @@
 /**
- * Reads the media upload: multipart/form-data with one file field, `media`, streamed to the store as it
- * arrives (busboy), never held in memory. A body that declares more than the limit is refused before
- * it is read.
+ * Reads the media upload: multipart/form-data with exactly one file field, `media`, streamed to disk as
+ * it arrives (busboy), never held in memory. The file is kept only once the whole body has been read and
+ * found to hold nothing else; a body that declares more than the limit is refused before it is read.
  */
 import { Readable } from 'node:stream';
+import type { ReadableStream } from 'node:stream/web';
 import busboy from 'busboy';
-import { ValidationError } from '../domain/errors.js';
-import { message } from '../domain/messages.js';
+import { type FieldErrors, ValidationError } from '../domain/errors.js';
+import { attributeName, message } from '../domain/messages.js';
 import type { Media } from '../domain/schemas.js';
-import { MEDIA_MAX_BYTES } from '../service/upload-media.js';
+import { MEDIA_MAX_BYTES, type StagedUpload } from '../service/upload-media.js';
 
 /** Room for the multipart envelope around a file of the largest size. */
 const ENVELOPE_BYTES = 64 * 1024;
+const ONE_FILE = 'Only one file may be uploaded per request.';
 
 export async function receiveMediaUpload(
   request: Request,
-  store: (file: AsyncIterable<Uint8Array>) => Promise<Media>,
+  stage: (file: AsyncIterable<Uint8Array>) => Promise<StagedUpload>,
 ): Promise<Media> {
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
   if (declared > MEDIA_MAX_BYTES + ENVELOPE_BYTES)
@@ -24,10 +26,9 @@ export async function receiveMediaUpload(
   if (!/^multipart\/form-data/i.test(contentType) || !request.body) {
     throw ValidationError.single('media', message.mediaRequired);
   }
-
   let parser: busboy.Busboy;
   try {
-    // One byte over the limit reaches the store, which then knows the file is too large.
+    // One byte over the limit reaches the stage, which then knows the file is too large.
     parser = busboy({
       headers: { 'content-type': contentType },
       limits: { files: 1, fileSize: MEDIA_MAX_BYTES + 1, fields: 20 },
@@ -35,39 +36,47 @@ export async function receiveMediaUpload(
   } catch {
     throw ValidationError.single('media', message.mediaRequired);
   }
-  const body = Readable.fromWeb(request.body as import('node:stream/web').ReadableStream<Uint8Array>);
-  return new Promise<Media>((resolve, reject) => {
-    let upload: Promise<Media> | undefined;
-    const unexpected: string[] = [];
+  const body = Readable.fromWeb(request.body as ReadableStream<Uint8Array>);
+
+  const staged = await new Promise<{ upload?: StagedUpload; errors: FieldErrors }>((resolve, reject) => {
+    let staging: Promise<StagedUpload> | undefined;
+    const errors: FieldErrors = {};
+    const notAllowed = (field: string) => {
+      errors[field] = [message.notAllowed(attributeName(field))];
+    };
     const fail = (error: unknown) => {
       body.unpipe(parser);
       body.destroy();
       reject(error);
     };
     parser.on('file', (field, file) => {
-      if (field !== 'media' || upload) {
-        if (field !== 'media') unexpected.push(field);
+      if (field !== 'media') {
+        notAllowed(field);
         file.resume();
         return;
       }
-      upload = store(file);
-      upload.catch(fail);
+      staging = stage(file);
+      staging.catch(fail);
     });
-    parser.on('field', (field) => unexpected.push(field));
+    parser.on('field', (field) => notAllowed(field));
+    parser.on('filesLimit', () => {
+      errors.media = [ONE_FILE];
+    });
     parser.on('error', () => fail(ValidationError.single('media', message.mediaRequired)));
     parser.on('close', () => {
-      if (unexpected.length > 0 && !upload) {
-        reject(
-          new ValidationError(
-            Object.fromEntries(unexpected.map((f) => [f, [`The ${f} field is not allowed.`]])),
-          ),
-        );
-        return;
+      if (!staging) {
+        errors.media ??= [message.mediaRequired];
+        resolve({ errors });
+      } else {
+        staging.then((upload) => resolve({ upload, errors }), reject);
       }
-      if (!upload) reject(ValidationError.single('media', message.mediaRequired));
-      else upload.then(resolve, reject);
     });
     body.on('error', fail);
     body.pipe(parser);
   });
+  if (Object.keys(staged.errors).length > 0) {
+    await staged.upload?.discard();
+    throw new ValidationError(staged.errors);
+  }
+  return staged.upload!.commit();
 }

@@ -2,10 +2,10 @@
 import { z } from 'zod';
 import {
   CreatedPost,
+  CreatePostRequest,
   DeletedPost,
   ListPostsRequest,
   Post,
-  PostPayload,
   Queue,
   QueueRequest,
   UpdatePostRequest,
@@ -105,7 +105,7 @@ export function openApiDocument(): Json {
         Collection: schema(Collection),
         Media: schema(Media),
         Pagination: schema(Pagination),
-        PostPayload: schema(PostPayload, 'input'),
+        PostPayload: schema(CreatePostRequest.omit({ brandId: true, collectionId: true }), 'input'),
         PostChanges: schema(UpdatePostRequest.omit({ brandId: true, postId: true }), 'input'),
         CreatedPost: schema(CreatedPost),
         Post: schema(Post),

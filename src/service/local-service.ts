@@ -19,7 +19,7 @@ import { deletePost, getPost, listPosts, publishPost, updatePost } from './post-
 import type { Page, PublishingService } from './publishing-service.js';
 import { getQueue } from './queue-view.js';
 import { presentBrand, presentChannel, presentCollection, presentUser } from './resources.js';
-import { storeMedia, uploadMedia } from './upload-media.js';
+import { type StagedUpload, stageMedia, uploadMedia } from './upload-media.js';
 
 export interface LocalServiceDeps {
   store: Store;
@@ -91,9 +91,12 @@ export class LocalPublishingService implements PublishingService {
     return uploadMedia(this.deps, this.user, request);
   }
 
-  /** An upload that arrives as a stream (the REST API's multipart body) rather than a path. */
-  async uploadMediaStream(brandId: number, source: AsyncIterable<Uint8Array>): Promise<Media> {
-    return storeMedia(this.deps, this.brandOfUser(brandId).id, source);
+  /**
+   * An upload that arrives as a stream (the REST API's multipart body) rather than a path: staged while
+   * it arrives, kept only once the caller has seen the whole request and commits it.
+   */
+  async stageMediaUpload(brandId: number, source: AsyncIterable<Uint8Array>): Promise<StagedUpload> {
+    return stageMedia(this.deps, this.brandOfUser(brandId).id, source);
   }
 
   private get context() {

@@ -71,22 +71,46 @@ export async function uploadMedia(deps: MediaUploadDeps, user: UserRecord, reque
   return storeMedia(deps, brand.id, createReadStream(file));
 }
 
+/** A file read, measured and type-checked, not yet kept: commit it or discard it. */
+export interface StagedUpload {
+  commit(): Promise<Media>;
+  discard(): Promise<void>;
+}
+
 /**
- * Stores one uploaded file for a brand the caller may use: read once, streamed to disk, checked by
- * size and by its bytes. Nothing is kept from a rejected file.
+ * Stages one uploaded file for a brand the caller may use: streamed to disk, checked by size and by its
+ * bytes. A rejected file is discarded before the error is thrown.
  */
-export async function storeMedia(
+export async function stageMedia(
   deps: MediaUploadDeps,
   brandId: number,
   source: AsyncIterable<Uint8Array>,
-): Promise<Media> {
+): Promise<StagedUpload> {
   const staged = await deps.media.stage(source, MEDIA_MAX_BYTES);
+  let type: string | undefined;
   try {
     if (staged.tooLarge) throw ValidationError.single('media', message.mediaTooLarge);
     if (staged.size === 0) throw ValidationError.single('media', message.mediaRequired);
-    const type = await detectType(staged.head);
+    type = await detectType(staged.head);
     if (!type || !MEDIA_TYPES.has(type)) throw ValidationError.single('media', message.mediaType);
+  } catch (error) {
+    await deps.media.discard(staged.token);
+    throw error;
+  }
+  const mediaType = type;
+  return {
+    discard: () => deps.media.discard(staged.token),
+    commit: () => commitMedia(deps, brandId, staged, mediaType),
+  };
+}
 
+async function commitMedia(
+  deps: MediaUploadDeps,
+  brandId: number,
+  staged: { token: string; size: number; sha256: string },
+  type: string,
+): Promise<Media> {
+  try {
     const existing = deps.store.findMediaByHash(brandId, staged.sha256);
     if (existing) {
       await deps.media.discard(staged.token);
@@ -117,4 +141,13 @@ export async function storeMedia(
     await deps.media.discard(staged.token);
     throw error;
   }
+}
+
+/** Stages and keeps one file. */
+export async function storeMedia(
+  deps: MediaUploadDeps,
+  brandId: number,
+  source: AsyncIterable<Uint8Array>,
+): Promise<Media> {
+  return (await stageMedia(deps, brandId, source)).commit();
 }
