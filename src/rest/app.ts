@@ -4,7 +4,8 @@
  * validates; errors become statuses in errors.ts.
  */
 import { type Context, Hono } from 'hono';
-import { NotFoundError, ValidationError } from '../domain/errors.js';
+import { bodyLimit } from 'hono/body-limit';
+import { NotFoundError, toErrorBody, ValidationError } from '../domain/errors.js';
 import { coerceArguments } from '../domain/lenient-input.js';
 import { attributeName } from '../domain/messages.js';
 import { ListPostsRequest, QueueRequest } from '../domain/post-schemas.js';
@@ -25,6 +26,9 @@ export interface RestOptions {
 }
 
 type Env = { Variables: { service: LocalPublishingService } };
+
+/** A post payload is at most a few tens of kilobytes; this leaves room without inviting abuse. */
+export const JSON_BODY_MAX_BYTES = 1024 * 1024;
 
 /** A path id: digits only, else the resource does not exist (a 404, as an unknown id is). */
 function pathId(c: Context, name: string, notFound: () => NotFoundError): number {
@@ -69,6 +73,22 @@ export function createRestApp(options: RestOptions): Hono<Env> {
     c.set('service', options.serviceFor(user));
     await next();
   });
+  // JSON bodies are read whole: bound them. (The media upload streams and has its own limit.)
+  const jsonLimit = bodyLimit({
+    maxSize: JSON_BODY_MAX_BYTES,
+    onError: (c) =>
+      c.json(
+        toErrorBody(
+          ValidationError.single(
+            'body',
+            `The body may not be greater than ${JSON_BODY_MAX_BYTES / 1024} kilobytes.`,
+          ),
+        ),
+        413,
+      ),
+  });
+  app.patch('/v1/*', jsonLimit);
+  app.post('/v1/brands/:brandId/collections/:collectionId/posts', jsonLimit);
 
   app.get('/v1/me', async (c) =>
     c.json({ status: 'success', data: await c.var.service.getProfile(query(c)) }),

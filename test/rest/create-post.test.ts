@@ -309,3 +309,24 @@ describe('Idempotency-Key and dryRun', () => {
     expect(await postCount()).toBe(0);
   });
 });
+
+describe('body size', () => {
+  it('refuses a JSON body over 1 MB with 413 and the error body, before validating it', async () => {
+    const world = openRestWorld();
+    try {
+      const response = await world.request('POST', '/v1/brands/1/collections/1/posts', {
+        json: { publishMode: 'DRAFT', caption: 'x'.repeat(1024 * 1024) },
+      });
+      expect(response.status).toBe(413);
+      expect(await response.text()).toBe(
+        JSON.stringify({
+          status: 'error',
+          message: 'The given data was invalid.',
+          errors: { body: ['The body may not be greater than 1024 kilobytes.'] },
+        }),
+      );
+    } finally {
+      await world.close();
+    }
+  });
+});

@@ -70,7 +70,7 @@ export class SqliteDeliveryStore implements DeliveryStore {
   claimPending(limit: number, nowMs: number): DeliveryRecord[] {
     return this.sql.transaction(() => {
       const rows = this.sql.all(
-        `SELECT ${COLUMNS} FROM deliveries WHERE status = 'pending' ORDER BY id LIMIT ?`,
+        `SELECT ${COLUMNS} FROM deliveries INDEXED BY deliveries_pending WHERE status = 'pending' ORDER BY id LIMIT ?`,
         limit,
       );
       for (const row of rows) {
@@ -117,7 +117,7 @@ export class SqliteDeliveryStore implements DeliveryStore {
   inDoubt(claimedBeforeMs: number): DeliveryRecord[] {
     return this.sql
       .all(
-        `SELECT ${COLUMNS} FROM deliveries WHERE status = 'sending' AND claimed_at_ms < ? ORDER BY id`,
+        `SELECT ${COLUMNS} FROM deliveries INDEXED BY deliveries_sending WHERE status = 'sending' AND claimed_at_ms < ? ORDER BY id`,
         claimedBeforeMs,
       )
       .map(toDelivery);
@@ -130,7 +130,7 @@ export class SqliteDeliveryStore implements DeliveryStore {
   claimDueComments(limit: number, nowMs: number): DeliveryRecord[] {
     return this.sql.transaction(() => {
       const rows = this.sql.all(
-        `SELECT ${COLUMNS} FROM deliveries WHERE comment_status = 'pending' AND comment_due_at_ms <= ?
+        `SELECT ${COLUMNS} FROM deliveries INDEXED BY deliveries_comments_pending WHERE comment_status = 'pending' AND comment_due_at_ms <= ?
          ORDER BY comment_due_at_ms LIMIT ?`,
         nowMs,
         limit,
@@ -155,7 +155,9 @@ export class SqliteDeliveryStore implements DeliveryStore {
 
   commentsInDoubt(): DeliveryRecord[] {
     return this.sql
-      .all(`SELECT ${COLUMNS} FROM deliveries WHERE comment_status = 'sending' ORDER BY id`)
+      .all(
+        `SELECT ${COLUMNS} FROM deliveries INDEXED BY deliveries_comments_sending WHERE comment_status = 'sending' ORDER BY id`,
+      )
       .map(toDelivery);
   }
 
@@ -168,7 +170,7 @@ export class SqliteDeliveryStore implements DeliveryStore {
 
   nextCommentDueAtMs(): number | undefined {
     const row = this.sql.get(
-      `SELECT MIN(comment_due_at_ms) AS t FROM deliveries WHERE comment_status IN ('pending', 'sending')`,
+      `SELECT MIN(comment_due_at_ms) AS t FROM deliveries INDEXED BY deliveries_comments_pending WHERE comment_status = 'pending'`,
     );
     return row?.t === null || row?.t === undefined ? undefined : Number(row.t);
   }

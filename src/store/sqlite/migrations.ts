@@ -122,6 +122,16 @@ const MIGRATIONS: readonly string[] = [
     UNIQUE (kind, delivery_id)
   );
   `,
+  // 3: partial indexes whose WHERE is exactly what the hot queries ask (SQLite does not see that
+  // "status = 'pending'" implies "status IN ('pending', 'sending')").
+  `
+  DROP INDEX deliveries_open;
+  DROP INDEX deliveries_comments_due;
+  CREATE INDEX deliveries_pending ON deliveries (id) WHERE status = 'pending';
+  CREATE INDEX deliveries_sending ON deliveries (claimed_at_ms) WHERE status = 'sending';
+  CREATE INDEX deliveries_comments_pending ON deliveries (comment_due_at_ms) WHERE comment_status = 'pending';
+  CREATE INDEX deliveries_comments_sending ON deliveries (id) WHERE comment_status = 'sending';
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -161,7 +161,7 @@ export class SqlitePostStore implements PostStore {
   plannedTimesFrom(brandId: number, fromMs: number, limit: number): number[] {
     return this.sql
       .all(
-        `SELECT DISTINCT due_at_ms FROM posts
+        `SELECT DISTINCT due_at_ms FROM posts INDEXED BY posts_planned_by_brand
          WHERE brand_id = ? AND due_at_ms >= ? AND status IN ('queued', 'scheduled')
          ORDER BY due_at_ms LIMIT ?`,
         brandId,
@@ -186,7 +186,7 @@ export class SqlitePostStore implements PostStore {
   due(nowMs: number, limit: number): PostRecord[] {
     return this.sql
       .all(
-        `SELECT ${COLUMNS} FROM posts WHERE due_at_ms <= ? AND status IN ('queued', 'scheduled') ORDER BY due_at_ms LIMIT ?`,
+        `SELECT ${COLUMNS} FROM posts INDEXED BY posts_due WHERE due_at_ms <= ? AND status IN ('queued', 'scheduled') ORDER BY due_at_ms LIMIT ?`,
         nowMs,
         limit,
       )
@@ -194,7 +194,9 @@ export class SqlitePostStore implements PostStore {
   }
 
   nextDueAtMs(): number | undefined {
-    const row = this.sql.get(`SELECT MIN(due_at_ms) AS t FROM posts WHERE status IN ('queued', 'scheduled')`);
+    const row = this.sql.get(
+      `SELECT MIN(due_at_ms) AS t FROM posts INDEXED BY posts_due WHERE status IN ('queued', 'scheduled')`,
+    );
     return row?.t === null || row?.t === undefined ? undefined : Number(row.t);
   }
 }
