@@ -3,6 +3,7 @@
  * validated and frozen. Errors are messages for the person at the terminal.
  */
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -21,6 +22,8 @@ export interface Config {
   /** Create the demo workspace in an empty store. */
   demo: boolean;
   publisher: PublisherConfig;
+  /** Addresses or CIDR ranges media URLs may point to although private (default: none). */
+  mediaUrlAllow: string[];
 }
 
 /** Where deliveries go: the sandbox (records them) or a webhook (POSTs each, signed). */
@@ -43,7 +46,10 @@ Environment:
   SOCIAL_PUBLISHER_DEMO      0 = do not create the demo workspace in an empty store
   SOCIAL_PUBLISHER_WEBHOOK_URL, SOCIAL_PUBLISHER_WEBHOOK_SECRET
                              publish by POSTing each delivery, signed, to this URL (default: the sandbox);
-                             or put {"webhookUrl": ..., "webhookSecret": ...} in DATA_DIR/publisher.json`;
+                             or put {"webhookUrl": ..., "webhookSecret": ...} in DATA_DIR/publisher.json
+  SOCIAL_PUBLISHER_MEDIA_URL_ALLOW
+                             comma-separated addresses or CIDR ranges that media URLs may point to although
+                             private or local (e.g. 10.0.0.0/8); by default such addresses are refused`;
 
 /** The OS's per-user data directory for this program. */
 export function defaultDataDir(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): string {
@@ -115,12 +121,31 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
     dataDir: resolvedDataDir,
     demo: demo !== '0',
     publisher: loadPublisherConfig(env, resolvedDataDir),
+    mediaUrlAllow: parseAllowList(env.SOCIAL_PUBLISHER_MEDIA_URL_ALLOW),
   };
   if (command === 'import') config.importFile = resolve(rest[0]!);
   const apiKey = nonEmpty(env.SOCIAL_PUBLISHER_API_KEY);
   if (apiKey) config.apiKey = apiKey;
   if (apiUrl) config.apiUrl = apiUrl;
   return Object.freeze(config);
+}
+
+function parseAllowList(value: string | undefined): string[] {
+  const entries = (nonEmpty(value) ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  for (const entry of entries) {
+    const [address, prefix] = entry.split('/');
+    const family = isIP(address ?? '');
+    const bits = family === 6 ? 128 : 32;
+    if (!family || (prefix !== undefined && !(/^\d+$/.test(prefix) && Number(prefix) <= bits))) {
+      throw new ConfigError(
+        `SOCIAL_PUBLISHER_MEDIA_URL_ALLOW: "${entry}" is not an IP address or CIDR range.`,
+      );
+    }
+  }
+  return entries;
 }
 
 /** The environment wins over `publisher.json` in the data directory; neither means the sandbox. */

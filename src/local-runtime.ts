@@ -1,6 +1,7 @@
 /** Opens the embedded service: the SQLite store and media directory under the data directory. */
 import { join } from 'node:path';
 import type { Config } from './config.js';
+import { UrlDownloader } from './media/url-download.js';
 import { type Clock, systemClock } from './ports.js';
 import type { LocalServiceDeps } from './service/local-service.js';
 import { ensureDemoWorkspace } from './service/workspace.js';
@@ -11,11 +12,12 @@ export const DATABASE_FILE = 'social-publisher.sqlite';
 
 export interface LocalRuntime extends LocalServiceDeps {
   store: SqliteStore;
+  downloader: UrlDownloader;
   close(): void;
 }
 
 export function openLocalRuntime(
-  config: Pick<Config, 'dataDir' | 'demo'>,
+  config: Pick<Config, 'dataDir' | 'demo'> & Partial<Pick<Config, 'mediaUrlAllow'>>,
   options: { clock?: Clock; withDemo?: boolean } = {},
 ): LocalRuntime {
   const clock = options.clock ?? systemClock;
@@ -23,7 +25,17 @@ export function openLocalRuntime(
   try {
     const media = new MediaDirectory(join(config.dataDir, 'media'));
     if ((options.withDemo ?? true) && config.demo) ensureDemoWorkspace(store, clock);
-    return { store, media, clock, close: () => store.close() };
+    const downloader = new UrlDownloader({ allow: config.mediaUrlAllow ?? [] });
+    return {
+      store,
+      media,
+      clock,
+      downloader,
+      close: () => {
+        void downloader.close();
+        store.close();
+      },
+    };
   } catch (error) {
     store.close();
     throw error;

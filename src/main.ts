@@ -9,6 +9,7 @@ import { logError, logInfo } from './logger.js';
 import { InFlightCalls } from './mcp/in-flight.js';
 import { createMcpServer } from './mcp/server.js';
 import { serveStdio } from './mcp/stdio.js';
+import { UrlDownloader } from './media/url-download.js';
 import { startPublishingEngine } from './publish/engine.js';
 import { RemotePublishingService } from './remote/remote-service.js';
 import { issueMissingApiKeys, resolveLocalUser } from './service/acting-user.js';
@@ -59,10 +60,12 @@ async function runStdio(config: Config): Promise<void> {
 async function runRemoteStdio(config: Config, apiUrl: string): Promise<void> {
   if (!config.apiKey)
     throw new ConfigError('Remote mode needs the key to send: set SOCIAL_PUBLISHER_API_KEY.');
+  const downloader = new UrlDownloader({ allow: config.mediaUrlAllow });
   const service = new RemotePublishingService({
     baseUrl: apiUrl,
     apiKey: config.apiKey,
     userAgent: `social-publisher-mcp/${VERSION}`,
+    downloader,
   });
   try {
     if (process.stdin.isTTY)
@@ -70,6 +73,7 @@ async function runRemoteStdio(config: Config, apiUrl: string): Promise<void> {
     await serveStdioWith(service);
   } finally {
     await service.close();
+    await downloader.close();
   }
 }
 

@@ -269,9 +269,24 @@ export interface StagedMedia {
   tooLarge: boolean;
 }
 
+/** How a caller follows and stops a long upload. */
+export interface TransferOptions {
+  /** Aborts the transfer; whatever was staged is discarded. */
+  signal?: AbortSignal | undefined;
+  /** Told how many bytes have been read so far (and the total, when known). */
+  onProgress?: ((bytes: number, total: number | undefined) => void) | undefined;
+}
+
 export interface MediaStore {
-  /** Streams `source` into a staging file, stopping as soon as it exceeds `limitBytes`. */
-  stage(source: AsyncIterable<Uint8Array>, limitBytes: number): Promise<StagedMedia & { token: string }>;
+  /**
+   * Streams `source` into a staging file, stopping as soon as it exceeds `limitBytes`. Rejects (and
+   * leaves nothing) when `signal` aborts.
+   */
+  stage(
+    source: AsyncIterable<Uint8Array>,
+    limitBytes: number,
+    options?: TransferOptions & { total?: number | undefined },
+  ): Promise<StagedMedia & { token: string }>;
   /** Moves a staged file to its permanent place; returns the stored path. */
   commit(token: string, brandId: number, mediaId: string): Promise<string>;
   /** Removes a staged file; never throws. */
@@ -314,4 +329,16 @@ export interface Publisher {
   comment(job: CommentJob): Promise<PublishOutcome>;
   /** Releases what the publisher holds (connections); optional. */
   close?(): Promise<void>;
+}
+
+/** A file being downloaded: its bytes, and the total the server announced (not trusted, only shown). */
+export interface Download {
+  body: AsyncIterable<Uint8Array>;
+  announcedBytes: number | undefined;
+}
+
+/** Downloads media from public URLs, refusing private addresses and endless transfers. */
+export interface MediaDownloader {
+  /** Rejects with a ValidationError on `url` for a URL it will not or cannot fetch. */
+  open(url: string, signal?: AbortSignal): Promise<Download>;
 }

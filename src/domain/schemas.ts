@@ -165,9 +165,27 @@ export const BrandPageRequest = z.strictObject({
   ...PageQuery,
 });
 
+/** Base64 (standard or URL-safe alphabet, padding optional), whitespace allowed between lines. */
+const BASE64_PATTERN = /^[A-Za-z0-9+/_\-\s]*={0,2}\s*$/;
+
 export const UploadMediaRequest = z.strictObject({
   brandId: Id.describe('Brand id, from list_brands: the media belongs to this brand'),
-  path: text({ max: 4096 }).describe(
-    'Absolute path of a local file: png, jpg/jpeg, mp4, mov or pdf, at most 100 MB. The type is read from the bytes.',
-  ),
+  path: text({ max: 4096 })
+    .optional()
+    .describe('Absolute path of a file on the machine running this server (stdio only; refused over HTTP)'),
+  url: httpUrl(2048).optional().describe('A public http(s) URL the server downloads the file from'),
+  base64: z
+    .string()
+    .check((ctx) => {
+      if (!BASE64_PATTERN.test(ctx.value)) {
+        ctx.issues.push(
+          customIssue({ rule: 'message', message: (a) => `The ${a} must be valid base64.` }, ctx.value),
+        );
+      }
+    })
+    .optional()
+    .describe('The file content in base64, for small files; needs filename'),
+  filename: text({ max: 255 })
+    .optional()
+    .describe('The file name, with base64 (the type is still read from the bytes)'),
 });

@@ -46,7 +46,8 @@ export function createHttpApp(options: {
   idleTimeoutMs?: number;
 }): HttpApp {
   const { runtime } = options;
-  const deps = { ...runtime, onPublishing: () => options.engine?.scheduler.wake() };
+  // Over HTTP the caller is not on this machine: an upload path would read the server's files.
+  const deps = { ...runtime, onPublishing: () => options.engine?.scheduler.wake(), allowLocalPaths: false };
   const serviceFor = (
     user: Parameters<typeof authenticate>[1] extends never ? never : ReturnType<typeof authenticate>,
   ) => new LocalPublishingService(deps, user);

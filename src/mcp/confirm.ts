@@ -39,7 +39,10 @@ const REQUESTED_SCHEMA: ElicitRequestFormParams['requestedSchema'] = {
  * The context of one tool call. `options` relate the question to the call (its id, its abort signal),
  * so a transport can route it and a cancelled call stops waiting.
  */
-export function confirmationContext(server: Server, options: RequestOptions): ToolContext {
+export function confirmationContext(
+  server: Server,
+  options: RequestOptions,
+): Pick<ToolContext, 'canConfirm' | 'confirm'> {
   // The SDK reads an empty `elicitation: {}` as form mode; a URL-only client cannot be asked a question.
   const canConfirm = server.getClientCapabilities()?.elicitation?.form !== undefined;
   return {

@@ -78,6 +78,31 @@ function trackCall(inFlight: InFlightCalls | undefined) {
   };
 }
 
+/** Progress notifications for one call: at most one per percent (or per MiB when the total is unknown). */
+function progressReporter(
+  token: string | number | undefined,
+  send: (params: {
+    progressToken: string | number;
+    progress: number;
+    total?: number;
+    message?: string;
+  }) => unknown,
+): ToolContext['progress'] {
+  if (token === undefined) return () => undefined;
+  let last = -1;
+  return (done, total, message) => {
+    const step = total ? Math.max(1, Math.floor(total / 100)) : 1024 * 1024;
+    if (last >= 0 && done - last < step && done !== total) return;
+    last = done;
+    send({
+      progressToken: token,
+      progress: done,
+      ...(total ? { total } : {}),
+      ...(message ? { message } : {}),
+    });
+  };
+}
+
 export function createMcpServer(service: PublishingService, options: McpServerOptions): McpServer {
   const server = new McpServer(
     { name: options.name, version: options.version, title: 'Social Publisher' },
@@ -106,6 +131,10 @@ export function createMcpServer(service: PublishingService, options: McpServerOp
     const context: ToolContext = {
       canConfirm: asker.canConfirm,
       confirm: (message) => tracking.pausedDuring(asker.confirm(message)),
+      signal: extra.signal,
+      progress: progressReporter(request.params._meta?.progressToken, (params) =>
+        extra.sendNotification({ method: 'notifications/progress', params }).catch(() => undefined),
+      ),
     };
     try {
       const args = coerceArguments(tool.input, request.params.arguments ?? {}, { jsonStrings: true });

@@ -25,6 +25,13 @@ export interface ToolContext {
    * Rejects with `ConfirmationDeclinedError` when the question could not be put to the user.
    */
   confirm(message: string): Promise<boolean>;
+  /** Aborted when the client cancels the call. */
+  readonly signal: AbortSignal;
+  /**
+   * Reports progress when the client asked for it (sent a progress token); a no-op otherwise.
+   * Throttled here, so callers may report as often as they like.
+   */
+  progress(done: number, total: number | undefined, message?: string): void;
 }
 
 export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject> {

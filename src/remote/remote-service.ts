@@ -5,7 +5,6 @@
  * the truth. Errors come back as the same typed errors the local service throws.
  */
 import { openAsBlob } from 'node:fs';
-import { basename } from 'node:path';
 import { FormData } from 'undici';
 import {
   type CreatedPost,
@@ -38,10 +37,12 @@ import {
   type User,
   User as UserSchema,
 } from '../domain/schemas.js';
+import type { MediaDownloader, TransferOptions } from '../ports.js';
 import type { Page, PublishingService } from '../service/publishing-service.js';
-import { checkLocalFile } from '../service/upload-media.js';
+import { openMediaSource } from '../service/upload-media.js';
 import { splitPathIds, validatePathOnly } from './path-ids.js';
 import { RestClient, successBody, successList } from './rest-client.js';
+import { spoolToTempFile } from './spool.js';
 
 export interface RemoteServiceOptions {
   /** The `{base_url}` of http-interface.md, including `/v1` (SOCIAL_PUBLISHER_API_URL). */
@@ -57,6 +58,8 @@ export interface RemoteServiceOptions {
   /** The longest wait before a retry, also for a server's Retry-After. Default 5000. */
   maxDelayMs?: number;
   userAgent?: string;
+  /** Fetches media given by url (downloaded here, then uploaded); without one, a url is refused. */
+  downloader?: MediaDownloader;
 }
 
 const DEFAULT_USER_AGENT = `social-publisher-mcp remote client (Node ${process.versions.node})`;
@@ -76,7 +79,10 @@ function page<T>(body: { data: T[]; pagination: Page<T>['pagination'] }): Page<T
 export class RemotePublishingService implements PublishingService {
   private readonly client: RestClient;
 
+  private readonly downloader: MediaDownloader | undefined;
+
   constructor(options: RemoteServiceOptions) {
+    this.downloader = options.downloader;
     const maxRetries = option('maxRetries', options.maxRetries, 3, 0);
     if (!Number.isInteger(maxRetries)) throw new Error('maxRetries must be an integer.');
     this.client = new RestClient({
@@ -123,17 +129,28 @@ export class RemotePublishingService implements PublishingService {
   }
 
   /**
-   * The local file is checked here as local mode checks it (same sentences), then streamed as the one
-   * multipart field `media`, under its own file name; the server detects the type from the bytes.
+   * A local path is checked here as local mode checks it (same sentences) and streamed as the one
+   * multipart field `media` under its own name. A url is downloaded here (with local mode's safety
+   * rules) and base64 decoded here, into a temporary file that is then streamed the same way: the REST
+   * API takes files only. The server detects the type from the bytes.
    */
-  async uploadMedia(request: unknown): Promise<Media> {
-    const { brandId, path } = validatePathOnly(request, UploadMediaRequest);
-    const file = await checkLocalFile(path);
-    const form = new FormData();
-    // A file-backed Blob: read in chunks while it is sent, never held whole in memory.
-    form.append('media', await openAsBlob(file), basename(file));
-    const call = { method: 'POST', path: `/brands/${brandId}/media`, form } as const;
-    return (await this.client.send(call, successBody(MediaSchema))).data;
+  async uploadMedia(request: unknown, transfer: TransferOptions = {}): Promise<Media> {
+    const input = validatePathOnly(request, UploadMediaRequest);
+    const source = await openMediaSource(
+      { downloader: this.downloader, allowLocalPaths: true },
+      input,
+      transfer.signal,
+    );
+    const spooled = await spoolToTempFile(source.body, { ...transfer, total: source.total });
+    try {
+      const form = new FormData();
+      // A file-backed Blob: read in chunks while it is sent, never held whole in memory.
+      form.append('media', await openAsBlob(spooled.path), source.filename);
+      const call = { method: 'POST', path: `/brands/${input.brandId}/media`, form } as const;
+      return (await this.client.send(call, successBody(MediaSchema))).data;
+    } finally {
+      await spooled.remove();
+    }
   }
 
   async createPost(request: unknown): Promise<CreatedPost> {

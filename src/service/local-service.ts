@@ -12,7 +12,15 @@ import {
   type User,
 } from '../domain/schemas.js';
 import { validateOrThrow } from '../domain/validation.js';
-import type { BrandRecord, Clock, MediaStore, Store, UserRecord } from '../ports.js';
+import type {
+  BrandRecord,
+  Clock,
+  MediaDownloader,
+  MediaStore,
+  Store,
+  TransferOptions,
+  UserRecord,
+} from '../ports.js';
 import { createPost } from './create-post.js';
 import { readPage } from './pagination.js';
 import { deletePost, getPost, listPosts, publishPost, updatePost } from './post-lifecycle.js';
@@ -27,6 +35,10 @@ export interface LocalServiceDeps {
   clock: Clock;
   /** Told when a post starts publishing now (the scheduler sends it without waiting for its next tick). */
   onPublishing?: (() => void) | undefined;
+  /** Fetches media given by url. */
+  downloader?: MediaDownloader | undefined;
+  /** Whether upload paths name files on this machine (stdio: yes; HTTP sessions: no). */
+  allowLocalPaths?: boolean | undefined;
 }
 
 export class LocalPublishingService implements PublishingService {
@@ -87,8 +99,8 @@ export class LocalPublishingService implements PublishingService {
     );
   }
 
-  uploadMedia(request: unknown): Promise<Media> {
-    return uploadMedia(this.deps, this.user, request);
+  uploadMedia(request: unknown, transfer?: TransferOptions): Promise<Media> {
+    return uploadMedia(this.deps, this.user, request, transfer);
   }
 
   /**

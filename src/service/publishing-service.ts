@@ -6,6 +6,7 @@
  */
 import type { CreatedPost, DeletedPost, Post, Queue } from '../domain/post-schemas.js';
 import type { Brand, Channel, Collection, Media, User } from '../domain/schemas.js';
+import type { TransferOptions } from '../ports.js';
 
 /** Page position of a list result; adapters add `nextPageUrl` and `prevPageUrl`. */
 export interface PageInfo {
@@ -29,8 +30,8 @@ export interface PublishingService {
   listChannels(request: unknown): Promise<Page<Channel>>;
   /** `{ brandId, page?, per_page? }` */
   listCollections(request: unknown): Promise<Page<Collection>>;
-  /** `{ brandId, path }` */
-  uploadMedia(request: unknown): Promise<Media>;
+  /** `{ brandId, path | url | base64 (+ filename) }`: exactly one source. */
+  uploadMedia(request: unknown, transfer?: TransferOptions): Promise<Media>;
   /** `{ brandId, collectionId, ...post creation payload, idempotencyKey?, dryRun? }` */
   createPost(request: unknown): Promise<CreatedPost>;
 

@@ -6,12 +6,13 @@ import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import { basename, isAbsolute, join } from 'node:path';
+import type { z } from 'zod';
 import { NotFoundError, ValidationError } from '../domain/errors.js';
 import { message } from '../domain/messages.js';
 import { type Media, UploadMediaRequest } from '../domain/schemas.js';
 import { validateOrThrow } from '../domain/validation.js';
-import type { Clock, MediaStore, Store, UserRecord } from '../ports.js';
+import type { Clock, MediaDownloader, MediaStore, Store, TransferOptions, UserRecord } from '../ports.js';
 import { presentMedia } from './resources.js';
 
 /** "100 MB" of the interface: 100 × 1024 × 1024 bytes. */
@@ -61,14 +62,73 @@ export interface MediaUploadDeps {
   store: Store;
   media: MediaStore;
   clock: Clock;
+  /** Fetches `url` sources; without one, a url is refused. */
+  downloader?: MediaDownloader | undefined;
+  /** Whether `path` names a file on this machine: true for stdio, false for HTTP sessions. */
+  allowLocalPaths?: boolean | undefined;
 }
 
-export async function uploadMedia(deps: MediaUploadDeps, user: UserRecord, request: unknown): Promise<Media> {
-  const { brandId, path } = validateOrThrow(UploadMediaRequest, request);
-  const brand = deps.store.findBrandOfUser(user.id, brandId);
+const SOURCES = ['path', 'url', 'base64'] as const;
+
+/** The bytes of the one source a request names, with their size when it is known up front. */
+export async function openMediaSource(
+  deps: Pick<MediaUploadDeps, 'downloader' | 'allowLocalPaths'>,
+  input: z.output<typeof UploadMediaRequest>,
+  signal?: AbortSignal,
+): Promise<{ body: AsyncIterable<Uint8Array>; total: number | undefined; filename: string }> {
+  const given = SOURCES.filter((source) => input[source] !== undefined);
+  if (given.length === 0) throw ValidationError.single('media', message.mediaRequired);
+  if (given.length > 1) {
+    throw ValidationError.single(
+      'media',
+      `Give exactly one of path, url or base64, not ${given.join(' and ')}.`,
+    );
+  }
+  if (input.path !== undefined) {
+    if (!deps.allowLocalPaths) {
+      throw pathError(
+        'A path cannot be read here: this server does not run on your machine. Send the file as url or base64 (with filename) instead.',
+      );
+    }
+    const file = await checkLocalFile(input.path);
+    const { size } = await stat(file);
+    return { body: createReadStream(file, { signal }), total: size, filename: basename(file) };
+  }
+  if (input.url !== undefined) {
+    if (!deps.downloader)
+      throw ValidationError.single('url', 'This server does not download media from URLs.');
+    const download = await deps.downloader.open(input.url, signal);
+    const name = basename(new URL(input.url).pathname) || 'download';
+    return { body: download.body, total: download.announcedBytes, filename: name };
+  }
+  if (input.filename === undefined) {
+    throw ValidationError.single('filename', 'The filename field is required when base64 is present.');
+  }
+  // Decoded whole: base64 is meant for small files. Its size is known before anything is written.
+  const bytes = Buffer.from(input.base64!.replace(/\s+/g, ''), 'base64');
+  if (bytes.length === 0) throw ValidationError.single('media', message.mediaRequired);
+  if (bytes.length > MEDIA_MAX_BYTES) throw ValidationError.single('media', message.mediaTooLarge);
+  return {
+    body: (async function* () {
+      yield bytes;
+    })(),
+    total: bytes.length,
+    filename: input.filename,
+  };
+}
+
+export async function uploadMedia(
+  deps: MediaUploadDeps,
+  user: UserRecord,
+  request: unknown,
+  transfer: TransferOptions = {},
+): Promise<Media> {
+  const input = validateOrThrow(UploadMediaRequest, request);
+  const brand = deps.store.findBrandOfUser(user.id, input.brandId);
   if (!brand) throw NotFoundError.brand();
-  const file = await checkLocalFile(path);
-  return storeMedia(deps, brand.id, createReadStream(file));
+  const source = await openMediaSource(deps, input, transfer.signal);
+  const staged = await stageMedia(deps, brand.id, source.body, { ...transfer, total: source.total });
+  return staged.commit();
 }
 
 /** A file read, measured and type-checked, not yet kept: commit it or discard it. */
@@ -85,8 +145,9 @@ export async function stageMedia(
   deps: MediaUploadDeps,
   brandId: number,
   source: AsyncIterable<Uint8Array>,
+  transfer: TransferOptions & { total?: number | undefined } = {},
 ): Promise<StagedUpload> {
-  const staged = await deps.media.stage(source, MEDIA_MAX_BYTES);
+  const staged = await deps.media.stage(source, MEDIA_MAX_BYTES, transfer);
   let type: string | undefined;
   try {
     if (staged.tooLarge) throw ValidationError.single('media', message.mediaTooLarge);

@@ -8,7 +8,7 @@ import { createWriteStream, mkdirSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
-import type { MediaStore, StagedMedia } from '../ports.js';
+import type { MediaStore, StagedMedia, TransferOptions } from '../ports.js';
 
 /** Enough leading bytes for any type sniffer to decide. */
 const HEAD_BYTES = 4100;
@@ -24,6 +24,7 @@ export class MediaDirectory implements MediaStore {
   async stage(
     source: AsyncIterable<Uint8Array>,
     limitBytes: number,
+    options: TransferOptions & { total?: number | undefined } = {},
   ): Promise<StagedMedia & { token: string }> {
     const token = randomBytes(16).toString('hex');
     const path = join(this.staging, token);
@@ -35,6 +36,7 @@ export class MediaDirectory implements MediaStore {
     let tooLarge = false;
     try {
       for await (const chunk of source) {
+        options.signal?.throwIfAborted();
         size += chunk.byteLength;
         if (size > limitBytes) {
           tooLarge = true;
@@ -47,7 +49,9 @@ export class MediaDirectory implements MediaStore {
         }
         hash.update(chunk);
         if (!out.write(chunk)) await new Promise<void>((resolve) => out.once('drain', resolve));
+        options.onProgress?.(size, options.total);
       }
+      options.signal?.throwIfAborted();
       out.end();
       await finished(out);
     } catch (error) {

@@ -135,10 +135,18 @@ export function uploadMediaContract(ctx: ContractContext): void {
       expect(Object.keys(errors)).toEqual(['path']);
     });
 
-    it('requires the path and the brand id, and allows no other field', async () => {
+    it('requires one source and the brand id, and allows no other field', async () => {
       await expectErrors(ctx.service.uploadMedia({ brandId: BRAND.northwind }), {
-        path: ['The path field is required.'],
+        media: ['The media field is required.'],
       });
+      await expectErrors(
+        ctx.service.uploadMedia({
+          brandId: BRAND.northwind,
+          path: files.write('two.png', pngBytes()),
+          base64: 'AAAA',
+        }),
+        { media: ['Give exactly one of path, url or base64, not path and base64.'] },
+      );
       await expectErrors(ctx.service.uploadMedia({ path: files.write('p.png', pngBytes()) }), {
         brandId: ['The brand id field is required.'],
       });

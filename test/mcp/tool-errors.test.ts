@@ -110,7 +110,7 @@ describe('upload_media', () => {
     const relative = await fail('upload_media', { brandId: 1, path: 'pixel.png' });
     expect(Object.keys(relative.errors as object)).toEqual(['path']);
     expect(await fail('upload_media', { brandId: 1 })).toEqual(
-      invalid({ path: ['The path field is required.'] }),
+      invalid({ media: ['The media field is required.'] }),
     );
   });
 });

@@ -118,10 +118,12 @@ describe('tools/list', () => {
     expect(tool('list_collections').inputSchema.required).toEqual(['brandId']);
   });
 
-  it('asks upload_media for a brand and a local path', () => {
+  it('asks upload_media for a brand and one source: path, url or base64 with filename', () => {
     const input = tool('upload_media').inputSchema;
-    expect(input.required).toEqual(expect.arrayContaining(['brandId', 'path']));
-    expect(property(input, 'path').type).toBe('string');
+    expect(input.required).toEqual(['brandId']);
+    for (const source of ['path', 'url', 'base64', 'filename'])
+      expect(property(input, source).type).toBe('string');
+    expect(property(input, 'url').format).toBe('uri');
   });
 });
 

@@ -113,7 +113,7 @@ describe('RemotePublishingService.uploadMedia', () => {
     expect(await errorsOf({ brandId: 'one', path: empty })).toEqual({
       brandId: ['The brand id must be an integer.'],
     });
-    expect(await errorsOf({ brandId: 1 })).toEqual({ path: ['The path field is required.'] });
+    expect(await errorsOf({ brandId: 1 })).toEqual({ media: ['The media field is required.'] });
     expect(server.requests).toHaveLength(0);
   });
 

@@ -34,15 +34,17 @@ export function openTestRuntime(options: { demo?: boolean; now?: number } = {}):
   const clock = new FakeClock(options.now ?? TEST_NOW);
   const runtime = openLocalRuntime({ dataDir, demo: options.demo ?? true }, { clock });
   let service: LocalPublishingService | undefined;
+  // As in stdio mode: upload paths name files on this machine.
+  const local = { ...runtime, allowLocalPaths: true };
   return {
     dataDir,
     runtime,
     clock,
     get service() {
-      service ??= new LocalPublishingService(runtime, resolveLocalUser(runtime.store, undefined));
+      service ??= new LocalPublishingService(local, resolveLocalUser(runtime.store, undefined));
       return service;
     },
-    serviceFor: (apiKey) => new LocalPublishingService(runtime, authenticate(runtime.store, apiKey)),
+    serviceFor: (apiKey) => new LocalPublishingService(local, authenticate(runtime.store, apiKey)),
     importWorkspace: (workspace) => importWorkspace(runtime.store, clock, workspace),
     close() {
       runtime.close();

@@ -1,0 +1,225 @@
+/**
+ * Downloads media from public URLs (undici), safely: http and https only; redirects followed by hand, a
+ * few at most, each one checked again; addresses in private, loopback, link-local and other special
+ * ranges refused unless configured as allowed, both for literal hosts and for what a name resolves to at
+ * connect time (so a name cannot be re-pointed between check and use); a deadline for the whole transfer
+ * and for a stalled body. The announced length is only shown as progress; the size limit is enforced on
+ * the bytes actually read.
+ */
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { BlockList, isIP } from 'node:net';
+import { Agent, request, errors as undiciErrors } from 'undici';
+import { ValidationError } from '../domain/errors.js';
+import type { Download, MediaDownloader } from '../ports.js';
+
+export interface UrlDownloaderOptions {
+  /** Addresses or CIDR ranges allowed although private (e.g. "127.0.0.1", "10.1.0.0/16"). */
+  allow?: readonly string[];
+  /** The whole transfer, headers and body. */
+  timeoutMs?: number;
+  /** Longest wait for the response headers, or between two pieces of the body. */
+  stallTimeoutMs?: number;
+  maxRedirects?: number;
+  userAgent?: string;
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/** Ranges no public file lives in (IANA special-purpose registries). */
+function specialRanges(): BlockList {
+  const list = new BlockList();
+  for (const [network, prefix] of [
+    ['0.0.0.0', 8],
+    ['10.0.0.0', 8],
+    ['100.64.0.0', 10],
+    ['127.0.0.0', 8],
+    ['169.254.0.0', 16],
+    ['172.16.0.0', 12],
+    ['192.0.0.0', 24],
+    ['192.0.2.0', 24],
+    ['192.168.0.0', 16],
+    ['198.18.0.0', 15],
+    ['198.51.100.0', 24],
+    ['203.0.113.0', 24],
+    ['224.0.0.0', 4],
+    ['240.0.0.0', 4],
+  ] as const) {
+    list.addSubnet(network, prefix, 'ipv4');
+  }
+  for (const [network, prefix] of [
+    ['::', 128],
+    ['::1', 128],
+    ['64:ff9b::', 96],
+    ['100::', 64],
+    ['2001:db8::', 32],
+    ['fc00::', 7],
+    ['fe80::', 10],
+    ['ff00::', 8],
+  ] as const) {
+    list.addSubnet(network, prefix, 'ipv6');
+  }
+  return list;
+}
+
+function allowList(entries: readonly string[]): BlockList {
+  const list = new BlockList();
+  for (const entry of entries) {
+    const [address, prefix] = entry.split('/') as [string, string | undefined];
+    const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
+    if (!isIP(address)) throw new Error(`Not an IP address or CIDR range: ${entry}`);
+    if (prefix === undefined) list.addAddress(address, family);
+    else list.addSubnet(address, Number(prefix), family);
+  }
+  return list;
+}
+
+const urlError = (text: string) => ValidationError.single('url', text);
+
+export class UrlDownloader implements MediaDownloader {
+  private readonly special = specialRanges();
+  private readonly allowed: BlockList;
+  private readonly agent: Agent;
+  private readonly timeoutMs: number;
+  private readonly maxRedirects: number;
+  private readonly userAgent: string;
+
+  constructor(options: UrlDownloaderOptions = {}) {
+    this.allowed = allowList(options.allow ?? []);
+    this.timeoutMs = options.timeoutMs ?? 120_000;
+    this.maxRedirects = options.maxRedirects ?? 5;
+    this.userAgent = options.userAgent ?? 'social-publisher-mcp';
+    const stall = options.stallTimeoutMs ?? 20_000;
+    this.agent = new Agent({
+      headersTimeout: stall,
+      bodyTimeout: stall,
+      connectTimeout: stall,
+      connect: { lookup: (hostname, opts, callback) => this.lookup(hostname, opts, callback) },
+    });
+  }
+
+  /** Why an address may not be fetched, or undefined when it may. */
+  private refusal(address: string): string | undefined {
+    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
+    const plain = mapped ?? address;
+    const family = isIP(plain) === 6 ? 'ipv6' : 'ipv4';
+    if (this.allowed.check(plain, family)) return undefined;
+    if (this.special.check(plain, family)) {
+      return `The url points to a private or local network address (${plain}), which is not allowed.`;
+    }
+    return undefined;
+  }
+
+  /** DNS lookup for connections: answers only with addresses that may be fetched. */
+  private lookup(
+    hostname: string,
+    options: object,
+    callback: (
+      error: NodeJS.ErrnoException | null,
+      address: string | LookupAddress[],
+      family?: number,
+    ) => void,
+  ): void {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, '');
+      const usable = addresses.filter((entry) => this.refusal(entry.address) === undefined);
+      if (usable.length === 0) {
+        const refused = Object.assign(new Error(this.refusal(addresses[0]?.address ?? '') ?? 'No address'), {
+          code: 'EREFUSEDADDRESS',
+        });
+        return callback(refused, '');
+      }
+      if ((options as { all?: boolean }).all) return callback(null, usable);
+      return callback(null, usable[0]!.address, usable[0]!.family);
+    });
+  }
+
+  private checkUrl(text: string): URL {
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      throw urlError('The url format is invalid.');
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw urlError('The url must use http or https.');
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    if (isIP(host)) {
+      const refusal = this.refusal(host);
+      if (refusal) throw urlError(refusal);
+    }
+    return url;
+  }
+
+  async open(text: string, signal?: AbortSignal): Promise<Download> {
+    const deadline = AbortSignal.timeout(this.timeoutMs);
+    const abort = signal ? AbortSignal.any([signal, deadline]) : deadline;
+    let url = this.checkUrl(text);
+    for (let hop = 0; ; hop++) {
+      let response: Awaited<ReturnType<typeof request>>;
+      try {
+        response = await request(url, {
+          method: 'GET',
+          dispatcher: this.agent,
+          signal: abort,
+          headers: { 'user-agent': this.userAgent, accept: '*/*' },
+        });
+      } catch (error) {
+        throw this.explain(error, deadline, signal);
+      }
+      if (REDIRECTS.has(response.statusCode)) {
+        await response.body.dump();
+        const location = response.headers.location;
+        if (typeof location !== 'string') throw urlError('The url redirected without saying where to.');
+        if (hop >= this.maxRedirects)
+          throw urlError(`The url redirected more than ${this.maxRedirects} times.`);
+        url = this.checkUrl(new URL(location, url).toString());
+        continue;
+      }
+      if (response.statusCode < 200 || response.statusCode > 299) {
+        await response.body.dump();
+        throw urlError(`The url answered ${response.statusCode}: the file could not be downloaded from it.`);
+      }
+      const length = Number(response.headers['content-length']);
+      return {
+        announcedBytes: Number.isSafeInteger(length) && length >= 0 ? length : undefined,
+        body: this.guard(response.body, deadline, signal),
+      };
+    }
+  }
+
+  /** The body, with transport failures turned into the url's validation errors. */
+  private async *guard(
+    body: AsyncIterable<Uint8Array>,
+    deadline: AbortSignal,
+    signal: AbortSignal | undefined,
+  ): AsyncGenerator<Uint8Array> {
+    try {
+      for await (const chunk of body) yield chunk;
+    } catch (error) {
+      throw this.explain(error, deadline, signal);
+    }
+  }
+
+  private explain(error: unknown, deadline: AbortSignal, signal: AbortSignal | undefined): unknown {
+    if (signal?.aborted) return signal.reason;
+    if (deadline.aborted)
+      return urlError(
+        `The url did not deliver the file within ${Math.round(this.timeoutMs / 1000)} seconds.`,
+      );
+    const code =
+      (error as { code?: string; cause?: { code?: string } }).code ??
+      (error as { cause?: { code?: string } }).cause?.code;
+    if (code === 'EREFUSEDADDRESS') return urlError((error as Error).message);
+    if (error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError) {
+      return urlError('The url stopped answering before the file was downloaded.');
+    }
+    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+      return urlError('The url names a host that could not be found.');
+    if (error instanceof ValidationError) return error;
+    return urlError(`The url could not be reached (${code ?? (error as Error).message}).`);
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+}
