@@ -40,8 +40,9 @@ async function runStdio(config: Config): Promise<void> {
       log: logInfo,
     });
     stopEngine = () => engine.stop();
+    // stdio: the client runs on this machine, so an upload path names one of its files.
     const service = new LocalPublishingService(
-      { ...runtime, onPublishing: () => engine.scheduler.wake() },
+      { ...runtime, onPublishing: () => engine.scheduler.wake(), allowLocalPaths: true },
       user,
     );
     if (process.stdin.isTTY) {
