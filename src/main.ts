@@ -7,12 +7,13 @@ import { createHttpApp, isLoopback, listen } from './http/serve.js';
 import { openLocalRuntime } from './local-runtime.js';
 import { logError, logInfo } from './logger.js';
 import { InFlightCalls } from './mcp/in-flight.js';
+import { PublishingEventFeed, type PublishingLog } from './mcp/logging.js';
 import { createMcpServer } from './mcp/server.js';
 import { serveStdio } from './mcp/stdio.js';
 import { UrlDownloader } from './media/url-download.js';
 import { startPublishingEngine } from './publish/engine.js';
 import { RemotePublishingService } from './remote/remote-service.js';
-import { issueMissingApiKeys, resolveLocalUser } from './service/acting-user.js';
+import { canSeeBrand, issueMissingApiKeys, resolveLocalUser } from './service/acting-user.js';
 import { LocalPublishingService } from './service/local-service.js';
 import type { PublishingService } from './service/publishing-service.js';
 import { importWorkspace, parseWorkspaceFile } from './service/workspace.js';
@@ -32,12 +33,14 @@ async function runStdio(config: Config): Promise<void> {
     } catch (error) {
       throw new ConfigError((error as Error).message, { cause: error });
     }
+    const events = new PublishingEventFeed();
     const engine = startPublishingEngine({
       store: runtime.store,
       clock: runtime.clock,
       publisher: config.publisher,
       version: VERSION,
       log: logInfo,
+      events: events.emit,
     });
     stopEngine = () => engine.stop();
     // stdio: the client runs on this machine, so an upload path names one of its files.
@@ -50,7 +53,10 @@ async function runStdio(config: Config): Promise<void> {
         `MCP server on stdio, acting as ${user.name}, data in ${config.dataDir}. Waiting for an MCP client (Ctrl-D to quit).`,
       );
     }
-    await serveStdioWith(service);
+    await serveStdioWith(service, {
+      feed: events,
+      canSeeBrand: (brandId) => canSeeBrand(runtime.store, user, brandId),
+    });
   } finally {
     await stopEngine?.();
     runtime.close();
@@ -78,13 +84,14 @@ async function runRemoteStdio(config: Config, apiUrl: string): Promise<void> {
   }
 }
 
-async function serveStdioWith(service: PublishingService): Promise<void> {
+async function serveStdioWith(service: PublishingService, publishingLog?: PublishingLog): Promise<void> {
   const inFlight = new InFlightCalls();
   const server = createMcpServer(service, {
     name: 'social-publisher-mcp',
     version: VERSION,
     log: logError,
     inFlight,
+    publishingLog,
   });
   await serveStdio(server, inFlight);
 }
@@ -97,16 +104,19 @@ async function runServe(config: Config): Promise<void> {
     for (const { user, apiKey } of issueMissingApiKeys(runtime.store)) {
       logInfo(`API key of ${user.name}, shown this once (only its hash is stored): ${apiKey}`);
     }
+    const events = new PublishingEventFeed();
     const engine = startPublishingEngine({
       store: runtime.store,
       clock: runtime.clock,
       publisher: config.publisher,
       version: VERSION,
       log: logInfo,
+      events: events.emit,
     });
     const http = createHttpApp({
       runtime,
       engine,
+      events,
       version: VERSION,
       loopbackOnly: isLoopback(config.host),
       log: logError,

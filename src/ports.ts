@@ -317,6 +317,21 @@ export interface CommentJob {
 
 export type PublishOutcome = { ok: true; externalId: string | null } | { ok: false; reason: string };
 
+/**
+ * What the publishing engine did to a post (published, a delivery failed, a webhook retried), worded for
+ * the people who use the post's brand: MCP sessions show it as a log message. Diagnostics for the
+ * operator (stack traces) go to each component's `log` instead.
+ */
+export interface PublishingEvent {
+  level: 'info' | 'warning' | 'error';
+  message: string;
+  brandId: number;
+  postId: number;
+}
+
+/** Where the publishing engine reports its events; must not throw. */
+export type PublishingEventSink = (event: PublishingEvent) => void;
+
 /** Sends deliveries to the platforms (or stands in for them). */
 export interface Publisher {
   readonly name: string;

@@ -9,6 +9,7 @@ import { Hono } from 'hono';
 import type { Config } from '../config.js';
 import type { LocalRuntime } from '../local-runtime.js';
 import type { InFlightCalls } from '../mcp/in-flight.js';
+import type { PublishingEventFeed } from '../mcp/logging.js';
 import { createMcpServer } from '../mcp/server.js';
 import { McpHttpSessions } from '../mcp/streamable-http.js';
 import type { UserRecord } from '../ports.js';
@@ -16,7 +17,7 @@ import type { PublishingEngine } from '../publish/engine.js';
 import { createRestApp } from '../rest/app.js';
 import { bearerKey } from '../rest/auth.js';
 import { errorResponse, routeNotFound } from '../rest/errors.js';
-import { authenticate } from '../service/acting-user.js';
+import { authenticate, canSeeBrand } from '../service/acting-user.js';
 import { LocalPublishingService } from '../service/local-service.js';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
@@ -39,6 +40,8 @@ export interface HttpApp {
 export function createHttpApp(options: {
   runtime: LocalRuntime;
   engine?: PublishingEngine;
+  /** The engine's events: each MCP session hears those of its user's brands. */
+  events?: PublishingEventFeed;
   version: string;
   /** Refuse Host and Origin headers that are not loopback names. */
   loopbackOnly: boolean;
@@ -59,6 +62,10 @@ export function createHttpApp(options: {
         version: options.version,
         log: options.log,
         inFlight,
+        publishingLog: options.events && {
+          feed: options.events,
+          canSeeBrand: (brandId) => canSeeBrand(runtime.store, user, brandId),
+        },
       }),
     idleTimeoutMs: options.idleTimeoutMs,
   });

@@ -1,7 +1,9 @@
 /**
  * The MCP server factory: one server per session, over a service bound to the acting user.
  * Tools are dispatched here rather than through `McpServer.registerTool`, whose own argument
- * validation would replace the interface's messages with the SDK's.
+ * validation would replace the interface's messages with the SDK's. Prompts, resources and their
+ * completions use McpServer's own handlers (prompts.ts, resources.ts); publishing events reach the
+ * client as log messages (logging.ts).
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
@@ -15,7 +17,10 @@ import { coerceArguments } from '../domain/lenient-input.js';
 import type { PublishingService } from '../service/publishing-service.js';
 import { confirmationContext } from './confirm.js';
 import type { InFlightCalls } from './in-flight.js';
+import { forwardPublishingEvents, type PublishingLog } from './logging.js';
+import { registerPrompts } from './prompts.js';
 import { TOOLS } from './registry.js';
+import { registerResources } from './resources.js';
 import { errorResult, outputSchemaOf, successResult, toJsonSchema } from './results.js';
 import type { ToolContext } from './tool.js';
 
@@ -26,6 +31,11 @@ export interface McpServerOptions {
   log: (message: string, error: unknown) => void;
   /** Tracks tool calls under way, for a transport that closes gracefully. */
   inFlight?: InFlightCalls;
+  /**
+   * The publishing engine's events to pass on as MCP log messages (the logging capability), when this
+   * process publishes; absent in remote mode, where another server publishes.
+   */
+  publishingLog?: PublishingLog;
 }
 
 const INSTRUCTIONS = [
@@ -106,11 +116,22 @@ function progressReporter(
 export function createMcpServer(service: PublishingService, options: McpServerOptions): McpServer {
   const server = new McpServer(
     { name: options.name, version: options.version, title: 'Social Publisher' },
-    { instructions: INSTRUCTIONS },
+    {
+      instructions: INSTRUCTIONS,
+      // Only a capability given here gets the SDK's logging/setLevel handler.
+      ...(options.publishingLog ? { capabilities: { logging: {} } } : {}),
+    },
   );
-  // Declared here rather than in the constructor options, where McpServer would install its own tool
-  // handlers and claim list changes it never sends.
-  server.server.registerCapabilities({ tools: { listChanged: false } });
+  registerPrompts(server, service, options.log);
+  registerResources(server, service, options.log);
+  // Tools are declared here rather than in the constructor options, where McpServer would install its
+  // own tool handlers. No list_changed notification is ever sent, whatever McpServer claims by default.
+  server.server.registerCapabilities({
+    tools: { listChanged: false },
+    prompts: { listChanged: false },
+    resources: { listChanged: false },
+  });
+  if (options.publishingLog) forwardPublishingEvents(server, options.publishingLog);
   const tools = new Map(TOOLS.map((tool) => [tool.name, tool]));
 
   server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools() }));

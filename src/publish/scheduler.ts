@@ -8,14 +8,31 @@
  * idempotent publisher (the sandbox) it is sent again, which records nothing new; with any other it is
  * marked failed rather than risk sending it twice.
  */
-import type { Clock, DeliveryRecord, PostRecord, Publisher, Store } from '../ports.js';
+import type {
+  Clock,
+  DeliveryRecord,
+  PostRecord,
+  Publisher,
+  PublishingEvent,
+  PublishingEventSink,
+  Store,
+} from '../ports.js';
 import { settlePost, startPublishing } from '../service/publishing.js';
+import {
+  commentFailed,
+  commentPosted,
+  deliveryFailed,
+  postSettled,
+  postStarted,
+} from './publishing-events.js';
 
 export interface SchedulerOptions {
   store: Store;
   clock: Clock;
   publisher: Publisher;
   log?: (message: string) => void;
+  /** Told what happens to each post, for the users of its brand (MCP logging). */
+  events?: PublishingEventSink;
   /** How many posts or deliveries one step takes from the store at a time. */
   batchSize?: number;
   /** How many deliveries are sent at once. */
@@ -44,6 +61,7 @@ export class Scheduler {
   private readonly clock: Clock;
   private readonly publisher: Publisher;
   private readonly log: (message: string) => void;
+  private readonly events: PublishingEventSink | undefined;
   private readonly batchSize: number;
   private readonly concurrency: number;
   private readonly maxSleepMs: number;
@@ -58,6 +76,7 @@ export class Scheduler {
     this.clock = options.clock;
     this.publisher = options.publisher;
     this.log = options.log ?? (() => undefined);
+    this.events = options.events;
     this.batchSize = options.batchSize ?? 200;
     this.concurrency = options.concurrency ?? 8;
     this.maxSleepMs = options.maxSleepMs ?? 30_000;
@@ -134,14 +153,19 @@ export class Scheduler {
     // The sandbox may resend at once; others only once a claim is older than any live send can be.
     const claimedBefore = this.publisher.idempotent ? Number.MAX_SAFE_INTEGER : nowMs - this.sendingLeaseMs;
     for (const delivery of store.deliveries.inDoubt(claimedBefore)) {
-      store.transaction(() => {
+      const settled = store.transaction(() => {
         if (this.publisher.idempotent) {
           store.deliveries.retry(delivery.id);
-        } else {
-          store.deliveries.markFailed(delivery.id, IN_DOUBT_REASON);
-          settlePost(store, delivery.postId, nowMs);
+          return undefined;
         }
+        store.deliveries.markFailed(delivery.id, IN_DOUBT_REASON);
+        return settlePost(store, delivery.postId, nowMs);
       });
+      const post = this.publisher.idempotent ? undefined : store.posts.get(delivery.postId);
+      if (post) {
+        this.tell(deliveryFailed(post, delivery, IN_DOUBT_REASON));
+        if (settled) this.tell(postSettled(post, settled));
+      }
     }
     for (const delivery of store.deliveries.commentsInDoubt()) {
       if (this.publisher.idempotent) store.deliveries.retryComment(delivery.id);
@@ -156,15 +180,21 @@ export class Scheduler {
       const nowMs = this.clock.now();
       const due = store.posts.due(nowMs, this.batchSize);
       if (due.length === 0) return started;
+      const events: PublishingEvent[] = [];
       store.transaction(() => {
         for (const post of due) {
           // Another process may have started or cancelled it since it was read.
           const current = store.posts.get(post.id);
           if (current?.status !== 'queued' && current?.status !== 'scheduled') continue;
-          startPublishing(store, current, nowMs);
+          const start = startPublishing(store, current, nowMs);
           started++;
+          if (!this.events) continue;
+          events.push(...postStarted(current, start.deliveries));
+          if (start.settled) events.push(postSettled(current, start.settled));
         }
       });
+      // Told once committed: a rolled-back start did not happen.
+      for (const event of events) this.tell(event);
       if (due.length < this.batchSize) return started;
     }
   }
@@ -214,20 +244,26 @@ export class Scheduler {
       }
     }
     const nowMs = this.clock.now();
-    store.transaction(() => {
+    const settled = store.transaction(() => {
       if (outcome.ok) {
         const comment = post?.payload.comment;
         const commentDueAtMs = comment ? nowMs + comment.delay * 1000 : null;
         store.deliveries.markSent(delivery.id, outcome.externalId, nowMs, commentDueAtMs);
       } else {
         store.deliveries.markFailed(delivery.id, outcome.reason);
-        this.log(
-          `delivery ${delivery.id} of post ${delivery.postId} to ${delivery.channelName} failed: ${outcome.reason}`,
-        );
       }
-      const settled = settlePost(store, delivery.postId, nowMs);
-      if (settled) this.log(`post ${delivery.postId}: ${settled.replace('_', ' ')}`);
+      return settlePost(store, delivery.postId, nowMs);
     });
+    const about = post ?? { id: delivery.postId, brandId: 0 };
+    const events = [
+      ...(outcome.ok ? [] : [deliveryFailed(about, delivery, outcome.reason)]),
+      ...(settled ? [postSettled(about, settled)] : []),
+    ];
+    for (const event of events) {
+      this.log(event.message);
+      // A post that no longer exists has no brand left to tell.
+      if (post) this.tell(event);
+    }
     return outcome.ok;
   }
 
@@ -266,7 +302,24 @@ export class Scheduler {
           outcome.ok ? null : outcome.reason,
         );
         if (outcome.ok) posted++;
+        if (post) {
+          this.tell(
+            outcome.ok
+              ? commentPosted(post, delivery.channelName)
+              : commentFailed(post, delivery.channelName, outcome.reason),
+          );
+        }
       }
+    }
+  }
+
+  /** Tells the post's brand; the engine goes on whatever the sink does. */
+  private tell(event: PublishingEvent): void {
+    if (!this.events) return;
+    try {
+      this.events(event);
+    } catch (error) {
+      this.log(`publishing event not delivered: ${(error as Error).stack ?? String(error)}`);
     }
   }
 }

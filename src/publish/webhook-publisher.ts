@@ -9,7 +9,8 @@ import { STATUS_CODES } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, type Dispatcher, request } from 'undici';
 import { logInfo } from '../logger.js';
-import type { CommentJob, DeliveryJob, Publisher, PublishOutcome } from '../ports.js';
+import type { CommentJob, DeliveryJob, Publisher, PublishingEventSink, PublishOutcome } from '../ports.js';
+import { sendRetrying } from './publishing-events.js';
 
 export interface WebhookPublisherOptions {
   url: string;
@@ -27,6 +28,8 @@ export interface WebhookPublisherOptions {
   version?: string;
   /** Where retries are reported. Default: stderr. */
   log?: (message: string) => void;
+  /** Also told of retries, for the users of the post's brand (MCP logging). */
+  events?: PublishingEventSink;
 }
 
 export type WebhookEvent = 'delivery' | 'comment';
@@ -80,6 +83,7 @@ export class WebhookPublisher implements Publisher {
   private readonly timeoutMs: number;
   private readonly userAgent: string;
   private readonly log: (message: string) => void;
+  private readonly events: PublishingEventSink | undefined;
   private readonly agent: Agent;
 
   constructor(options: WebhookPublisherOptions) {
@@ -96,6 +100,7 @@ export class WebhookPublisher implements Publisher {
     this.timeoutMs = Math.max(1, options.timeoutMs ?? 10_000);
     this.userAgent = `social-publisher-mcp/${options.version ?? 'dev'}`;
     this.log = options.log ?? logInfo;
+    this.events = options.events;
     this.agent = new Agent({
       connect: { timeout: this.timeoutMs },
       headersTimeout: this.timeoutMs,
@@ -105,19 +110,14 @@ export class WebhookPublisher implements Publisher {
 
   deliver(job: DeliveryJob): Promise<PublishOutcome> {
     const { deliveryId, postId, brandId, channel, content } = job;
-    return this.send('delivery', `delivery-${deliveryId}`, { deliveryId, postId, brandId, channel, content });
+    const fields = { deliveryId, postId, brandId, channel, content };
+    return this.send('delivery', `delivery-${deliveryId}`, fields, job);
   }
 
   comment(job: CommentJob): Promise<PublishOutcome> {
     const { deliveryId, postId, brandId, channel, externalId, comment } = job;
-    return this.send('comment', `comment-${deliveryId}`, {
-      deliveryId,
-      postId,
-      brandId,
-      channel,
-      externalId,
-      comment,
-    });
+    const fields = { deliveryId, postId, brandId, channel, externalId, comment };
+    return this.send('comment', `comment-${deliveryId}`, fields, job);
   }
 
   /** Closes the pooled connections; waits for requests under way. */
@@ -129,6 +129,7 @@ export class WebhookPublisher implements Publisher {
     event: WebhookEvent,
     idempotencyKey: string,
     fields: Record<string, unknown>,
+    job: DeliveryJob | CommentJob,
   ): Promise<PublishOutcome> {
     for (let attempt = 1; ; attempt++) {
       const result = await this.attempt(event, idempotencyKey, fields, attempt);
@@ -141,6 +142,13 @@ export class WebhookPublisher implements Publisher {
       const delayMs = result.retryAfterMs ?? this.backoff(attempt);
       this.log(
         `Webhook ${idempotencyKey} ${result.detail} on attempt ${attempt} of ${this.maxAttempts}; retrying in ${delayMs} ms.`,
+      );
+      this.events?.(
+        sendRetrying(
+          { id: job.postId, brandId: job.brandId },
+          `${event === 'comment' ? 'auto-comment' : 'delivery'} to ${job.channel.name}`,
+          `the webhook ${result.detail} on attempt ${attempt} of ${this.maxAttempts}`,
+        ),
       );
       await sleep(delayMs);
     }

@@ -20,6 +20,11 @@ export function authenticate(store: Store, apiKey: string | undefined): UserReco
   return found.user;
 }
 
+/** Whether the user may see the brand: whose MCP sessions hear of its posts being published. */
+export function canSeeBrand(store: Store, user: UserRecord, brandId: number): boolean {
+  return store.findBrandOfUser(user.id, brandId) !== undefined;
+}
+
 /**
  * The user of a local (stdio) session: the key's owner when a key is given, else the store's only user.
  * Throws an Error whose message tells the operator what to set.

@@ -7,8 +7,14 @@ import { planDelivery } from '../domain/platform-rules.js';
 import type { PostStatus } from '../domain/post-schemas.js';
 import type { NewDelivery, PostRecord, Store } from '../ports.js';
 
+/** What starting a post did: the deliveries planned, and the post's status if none was left to send. */
+export interface PublishingStart {
+  deliveries: NewDelivery[];
+  settled: PostStatus | undefined;
+}
+
 /** Creates the deliveries of a post that is due and marks it publishing. Runs inside a transaction. */
-export function startPublishing(store: Store, post: PostRecord, nowMs: number): void {
+export function startPublishing(store: Store, post: PostRecord, nowMs: number): PublishingStart {
   const collection = store.findCollection(post.brandId, post.collectionId);
   const mediaIds = (post.payload.media ?? []).flatMap((element) => (element.id ? [element.id] : []));
   const mediaTypes = new Map(store.findMedia(post.brandId, mediaIds).map((media) => [media.id, media.type]));
@@ -33,7 +39,7 @@ export function startPublishing(store: Store, post: PostRecord, nowMs: number): 
   });
   store.deliveries.insertMany(deliveries);
   store.posts.setStatus(post.id, 'publishing', nowMs);
-  settlePost(store, post.id, nowMs);
+  return { deliveries, settled: settlePost(store, post.id, nowMs) };
 }
 
 /**

@@ -13,8 +13,11 @@ import {
   type ElicitResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { Workspace } from '../../src/domain/workspace.js';
 import type { InFlightCalls } from '../../src/mcp/in-flight.js';
+import type { PublishingEventFeed } from '../../src/mcp/logging.js';
 import { createMcpServer } from '../../src/mcp/server.js';
+import { authenticate, canSeeBrand, resolveLocalUser } from '../../src/service/acting-user.js';
 import { openTestRuntime, type TestRuntime } from '../support/local.js';
 
 export interface McpHarness {
@@ -36,16 +39,38 @@ export interface McpHarnessOptions {
   elicit?: (params: ElicitRequest['params']) => ElicitResult | Promise<ElicitResult>;
   /** Passed to the server, which marks its calls under way there. */
   inFlight?: InFlightCalls;
+  /**
+   * The engine's events, which the server then passes on as MCP log messages (for the demo user's
+   * brands), as in stdio mode.
+   */
+  publishingEvents?: PublishingEventFeed;
+  /** Imported into the demo store before the server starts. */
+  workspace?: Workspace;
+  /** The server acts as this key's user (imported with `workspace`); default: the demo user. */
+  apiKey?: string;
 }
 
 export async function openMcpHarness(options: McpHarnessOptions = {}): Promise<McpHarness> {
   const rt = openTestRuntime();
+  if (options.workspace) rt.importWorkspace(options.workspace);
+  const { apiKey } = options;
+  const user = apiKey
+    ? authenticate(rt.runtime.store, apiKey)
+    : resolveLocalUser(rt.runtime.store, undefined);
   const logged: McpHarness['logged'] = [];
-  const server = createMcpServer(rt.service, {
+  const server = createMcpServer(apiKey ? rt.serviceFor(apiKey) : rt.service, {
     name: 'social-publisher-mcp',
     version: '0.0.0-test',
     log: (message, error) => logged.push({ message, error }),
     inFlight: options.inFlight,
+    ...(options.publishingEvents
+      ? {
+          publishingLog: {
+            feed: options.publishingEvents,
+            canSeeBrand: (brandId: number) => canSeeBrand(rt.runtime.store, user, brandId),
+          },
+        }
+      : {}),
   });
   const { elicit } = options;
   const client = new Client(

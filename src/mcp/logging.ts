@@ -1,0 +1,78 @@
+/**
+ * MCP logging of publishing: the engine tells one feed what happens to posts (published, a delivery
+ * failed, a webhook retried); each MCP session passes on, as `notifications/message`, the events of the
+ * brands its user may see, at or above the level its client chose with `logging/setLevel` (the SDK's
+ * Server keeps that level per session and drops what is below it).
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { PublishingEvent, PublishingEventSink } from '../ports.js';
+
+/** Fans the engine's events out to the sessions open at the time: a session hears nothing from before. */
+export class PublishingEventFeed {
+  private readonly listeners = new Set<PublishingEventSink>();
+
+  /** The engine's sink. Never throws: one session's failure is not the engine's. */
+  readonly emit: PublishingEventSink = (event) => {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch {
+        // A session that cannot take an event (closing, its store gone) misses it; the others do not.
+      }
+    }
+  };
+
+  /** Returns the unsubscribe function. */
+  subscribe(listener: PublishingEventSink): () => void {
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+
+  /** How many sessions listen. */
+  get size(): number {
+    return this.listeners.size;
+  }
+}
+
+/** What a session needs to log publishing: the feed, and whose events its user may hear. */
+export interface PublishingLog {
+  feed: PublishingEventFeed;
+  /** True when the session's user may see the brand (a brand of another user answers false). */
+  canSeeBrand(brandId: number): boolean;
+}
+
+/** The `logger` name clients show beside each message. */
+export const PUBLISHING_LOGGER = 'publishing';
+
+/**
+ * Passes the feed's events to the session's client from the moment it is initialized until it closes.
+ * The server must declare the logging capability (in its constructor, where the SDK also installs the
+ * `logging/setLevel` handler).
+ */
+export function forwardPublishingEvents(server: McpServer, log: PublishingLog): void {
+  let unsubscribe: (() => void) | undefined;
+  const forward = (event: PublishingEvent) => {
+    const transport = server.server.transport;
+    if (!transport || !log.canSeeBrand(event.brandId)) return;
+    // The session id is the key under which the SDK keeps the level this session's client set.
+    server.server
+      .sendLoggingMessage(
+        { level: event.level, logger: PUBLISHING_LOGGER, data: event.message },
+        transport.sessionId,
+      )
+      .catch(() => undefined);
+  };
+  const initialized = server.server.oninitialized;
+  server.server.oninitialized = () => {
+    unsubscribe ??= log.feed.subscribe(forward);
+    initialized?.();
+  };
+  const closed = server.server.onclose;
+  server.server.onclose = () => {
+    unsubscribe?.();
+    unsubscribe = undefined;
+    closed?.();
+  };
+}
