@@ -45,7 +45,7 @@ async function runStdio(config: Config): Promise<void> {
     stopEngine = () => engine.stop();
     // stdio: the client runs on this machine, so an upload path names one of its files.
     const service = new LocalPublishingService(
-      { ...runtime, onPublishing: () => engine.scheduler.wake(), allowLocalPaths: true },
+      { ...runtime, onPlanChanged: () => engine.scheduler.wake(), allowLocalPaths: true },
       user,
     );
     if (process.stdin.isTTY) {

@@ -50,7 +50,7 @@ export function createHttpApp(options: {
 }): HttpApp {
   const { runtime } = options;
   // Over HTTP the caller is not on this machine: an upload path would read the server's files.
-  const deps = { ...runtime, onPublishing: () => options.engine?.scheduler.wake(), allowLocalPaths: false };
+  const deps = { ...runtime, onPlanChanged: () => options.engine?.scheduler.wake(), allowLocalPaths: false };
   const serviceFor = (
     user: Parameters<typeof authenticate>[1] extends never ? never : ReturnType<typeof authenticate>,
   ) => new LocalPublishingService(deps, user);

@@ -30,8 +30,8 @@ export interface CreatePostContext {
   store: Store;
   clock: Clock;
   user: UserRecord;
-  /** Told when a post starts publishing now, so the publisher need not wait for its next tick. */
-  onPublishing?: (() => void) | undefined;
+  /** Told when a post is planned or starts publishing: the scheduler re-plans its sleep at once. */
+  onPlanChanged?: (() => void) | undefined;
 }
 
 export function createPost(context: CreatePostContext, request: unknown): CreatedPost {
@@ -86,7 +86,7 @@ export function createPost(context: CreatePostContext, request: unknown): Create
     if (timing.status === 'publishing') startPublishing(store, store.posts.find(brand.id, id)!, nowMs);
     return { id, message: describeOutcome({ ...target, id, dueAtMs: timing.dueAtMs }) };
   });
-  if (payload.publishMode === 'IMMEDIATE' && !created.duplicate) context.onPublishing?.();
+  if (payload.publishMode !== 'DRAFT' && !created.duplicate) context.onPlanChanged?.();
   return created;
 }
 

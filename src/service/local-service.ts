@@ -33,8 +33,8 @@ export interface LocalServiceDeps {
   store: Store;
   media: MediaStore;
   clock: Clock;
-  /** Told when a post starts publishing now (the scheduler sends it without waiting for its next tick). */
-  onPublishing?: (() => void) | undefined;
+  /** Told when a post is planned or starts publishing: the scheduler re-plans its sleep at once. */
+  onPlanChanged?: (() => void) | undefined;
   /** Fetches media given by url. */
   downloader?: MediaDownloader | undefined;
   /** Whether upload paths name files on this machine (stdio: yes; HTTP sessions: no). */
@@ -116,7 +116,7 @@ export class LocalPublishingService implements PublishingService {
       store: this.deps.store,
       clock: this.deps.clock,
       user: this.user,
-      onPublishing: this.deps.onPublishing,
+      onPlanChanged: this.deps.onPlanChanged,
     };
   }
 

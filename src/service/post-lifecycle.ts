@@ -33,7 +33,7 @@ export interface LifecycleContext {
   store: Store;
   clock: Clock;
   user: UserRecord;
-  onPublishing?: (() => void) | undefined;
+  onPlanChanged?: (() => void) | undefined;
 }
 
 function brandOf(context: LifecycleContext, brandId: number): BrandRecord {
@@ -165,7 +165,7 @@ export function updatePost(context: LifecycleContext, request: unknown): Post {
     if (timing.status === 'publishing') startPublishing(store, stored, nowMs);
     return store.posts.find(brand.id, post.id)!;
   });
-  if (updated.status === 'publishing') context.onPublishing?.();
+  if (updated.status !== 'draft') context.onPlanChanged?.();
   return present(context, brand, updated);
 }
 

@@ -5,9 +5,12 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { formatLocalTime } from '../../src/domain/time.js';
 import { SandboxPublisher } from '../../src/publish/sandbox-publisher.js';
 import { Scheduler } from '../../src/publish/scheduler.js';
 import { WebhookPublisher } from '../../src/publish/webhook-publisher.js';
+import { resolveLocalUser } from '../../src/service/acting-user.js';
+import { LocalPublishingService } from '../../src/service/local-service.js';
 import { openTestRuntime, type TestRuntime } from '../support/local.js';
 
 const EVERYWHERE = 1; // 12 channels, Pinterest INACTIVE
@@ -246,6 +249,45 @@ describe('scheduler with the webhook publisher', () => {
 });
 
 describe('scheduler loop', () => {
+  it('publishes a post scheduled a moment ahead on time, not at its next long sleep', async () => {
+    const realTime = openTestRuntime({ now: Date.now() });
+    const clock = { now: () => Date.now() };
+    const loop = new Scheduler({
+      store: realTime.runtime.store,
+      clock,
+      publisher: new SandboxPublisher(realTime.runtime.store.sandbox, clock),
+      maxSleepMs: 60_000,
+    });
+    try {
+      loop.start();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      // The service tells the loop about every post it plans, as the running servers wire it.
+      const service = new LocalPublishingService(
+        { ...realTime.runtime, onPlanChanged: () => loop.wake() },
+        resolveLocalUser(realTime.runtime.store, undefined),
+      );
+      const due = Math.ceil((Date.now() + 1500) / 1000) * 1000;
+      const created = await service.createPost({
+        brandId: 1,
+        collectionId: CONVERSATION,
+        publishMode: 'SCHEDULE',
+        scheduledAt: formatLocalTime(due, 'America/New_York'),
+        caption: 'Soon',
+      });
+      for (let i = 0; i < 200; i++) {
+        if ((await service.getPost({ brandId: 1, postId: created.id })).status === 'published') break;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      const post = await service.getPost({ brandId: 1, postId: created.id });
+      expect(post.status).toBe('published');
+      // Sent at its instant (give or take a tick), far from the 60 s the loop would otherwise sleep.
+      expect(Date.parse(post.publishedAt!) - due).toBeLessThan(2000);
+    } finally {
+      await loop.stop();
+      realTime.close();
+    }
+  });
+
   it('starts and stops idempotently and publishes an IMMEDIATE post when woken', async () => {
     const realTime = openTestRuntime({ now: Date.now() });
     const loop = new Scheduler({
