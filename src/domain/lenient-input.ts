@@ -36,7 +36,8 @@ export function coerceArguments(
 ): unknown {
   if (typeof args !== 'object' || args === null || Array.isArray(args)) return args;
   const shape = input.shape as Record<string, z.ZodType>;
-  const result: Record<string, unknown> = {};
+  // Null prototype: a `__proto__` argument stays a key (and fails validation) instead of vanishing.
+  const result: Record<string, unknown> = Object.create(null);
   for (const [key, value] of Object.entries(args)) {
     const field = Object.hasOwn(shape, key) ? unwrap(shape[key]!) : undefined;
     if (

@@ -15,16 +15,23 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** A copy of `value` without null or blank object properties, at every depth. */
-export function dropAbsentValues(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(dropAbsentValues);
+/**
+ * Deeper than any schema of the interface goes: below it, values are left as they are (validation
+ * rejects them anyway), so hostile nesting cannot exhaust the stack.
+ */
+const NORMALIZE_DEPTH = 32;
+
+/** A copy of `value` without null or blank object properties, down to NORMALIZE_DEPTH. */
+export function dropAbsentValues(value: unknown, depth = 0): unknown {
+  if (depth >= NORMALIZE_DEPTH) return value;
+  if (Array.isArray(value)) return value.map((item) => dropAbsentValues(item, depth + 1));
   if (!isPlainObject(value)) return value;
   // A null-prototype object: a `__proto__` key in the input stays an ordinary (unknown) key.
   const result: Record<string, unknown> = Object.create(null);
   for (const [key, item] of Object.entries(value)) {
     if (item === null || item === undefined) continue;
     if (typeof item === 'string' && item.trim() === '' && !FORBIDDEN_KEYS.has(key)) continue;
-    result[key] = dropAbsentValues(item);
+    result[key] = dropAbsentValues(item, depth + 1);
   }
   return result;
 }

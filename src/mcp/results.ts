@@ -94,6 +94,14 @@ function errorText(error: ValidationError | NotFoundError | Error): string {
   return [...lines, ...hints].join('\n');
 }
 
+/** What an AbortSignal carries when the MCP client cancels a call (the SDK aborts with a string reason). */
+function isAbortReason(error: unknown): boolean {
+  return (
+    typeof error === 'string' ||
+    (error instanceof Error && error.cause instanceof Error && error.cause.name === 'AbortError')
+  );
+}
+
 /** Converts whatever a tool threw into a tool result; unexpected errors are logged, not shown. */
 export function errorResult(error: unknown, log: (message: string, error: unknown) => void): CallToolResult {
   if (error instanceof ConfirmationDeclinedError) {
@@ -111,7 +119,10 @@ export function errorResult(error: unknown, log: (message: string, error: unknow
       structuredContent: toErrorBody(error) as unknown as Record<string, unknown>,
     };
   }
-  log('tool call failed unexpectedly', error);
+  // A call the client cancelled is not a failure of ours; its result is never sent anyway.
+  if (!(error instanceof Error && error.name === 'AbortError') && !isAbortReason(error)) {
+    log('tool call failed unexpectedly', error);
+  }
   const message = 'The server failed to complete the request. Its log has the details; try again.';
   return {
     isError: true,

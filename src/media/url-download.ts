@@ -54,6 +54,9 @@ function specialRanges(): BlockList {
     ['2001:db8::', 32],
     ['fc00::', 7],
     ['fe80::', 10],
+    ['fec0::', 10],
+    ['::', 96],
+    ['::ffff:0:0', 96],
     ['ff00::', 8],
   ] as const) {
     list.addSubnet(network, prefix, 'ipv6');
@@ -202,10 +205,12 @@ export class UrlDownloader implements MediaDownloader {
 
   private explain(error: unknown, deadline: AbortSignal, signal: AbortSignal | undefined): unknown {
     if (signal?.aborted) return signal.reason;
-    if (deadline.aborted)
+    if (deadline.aborted) {
+      const seconds = this.timeoutMs / 1000;
       return urlError(
-        `The url did not deliver the file within ${Math.round(this.timeoutMs / 1000)} seconds.`,
+        `The url did not deliver the file within ${seconds} second${seconds === 1 ? '' : 's'}.`,
       );
+    }
     const code =
       (error as { code?: string; cause?: { code?: string } }).code ??
       (error as { cause?: { code?: string } }).cause?.code;
@@ -215,6 +220,13 @@ export class UrlDownloader implements MediaDownloader {
     }
     if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
       return urlError('The url names a host that could not be found.');
+    if (
+      code === 'UND_ERR_SOCKET' ||
+      code === 'ECONNRESET' ||
+      error instanceof undiciErrors.ResponseContentLengthMismatchError
+    ) {
+      return urlError('The connection to the url closed before the whole file was received.');
+    }
     if (error instanceof ValidationError) return error;
     return urlError(`The url could not be reached (${code ?? (error as Error).message}).`);
   }

@@ -3,6 +3,7 @@
  * a file can be streamed from disk without being held in memory). Removed on failure and after use.
  */
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -20,19 +21,22 @@ export async function spoolToTempFile(
   const path = join(tmpdir(), `social-publisher-upload-${randomBytes(12).toString('hex')}`);
   const remove = () => rm(path, { force: true });
   const out = createWriteStream(path, { flags: 'wx', mode: 0o600 });
+  // Errors surface through `once` and `finished`; unheard, a late write error would crash the process.
+  out.on('error', () => undefined);
   let size = 0;
   try {
     for await (const chunk of body) {
       transfer.signal?.throwIfAborted();
       size += chunk.byteLength;
       if (size > MEDIA_MAX_BYTES) throw ValidationError.single('media', message.mediaTooLarge);
-      if (!out.write(chunk)) await new Promise<void>((resolve) => out.once('drain', resolve));
+      if (!out.write(chunk)) await once(out, 'drain');
       transfer.onProgress?.(size, transfer.total);
     }
     out.end();
     await finished(out);
   } catch (error) {
     out.destroy();
+    await finished(out).catch(() => undefined);
     await remove();
     throw error;
   }

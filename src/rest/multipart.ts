@@ -40,13 +40,19 @@ export async function receiveMediaUpload(
 
   const staged = await new Promise<{ upload?: StagedUpload; errors: FieldErrors }>((resolve, reject) => {
     let staging: Promise<StagedUpload> | undefined;
-    const errors: FieldErrors = {};
+    // Null prototype: a field named `__proto__` is reported like any other unknown field.
+    const errors: FieldErrors = Object.create(null);
     const notAllowed = (field: string) => {
       errors[field] = [message.notAllowed(attributeName(field))];
     };
     const fail = (error: unknown) => {
       body.unpipe(parser);
       body.destroy();
+      // A file staged before the body broke must not stay behind.
+      staging?.then(
+        (upload) => upload.discard(),
+        () => undefined,
+      );
       reject(error);
     };
     parser.on('file', (field, file) => {

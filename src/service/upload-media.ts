@@ -47,6 +47,11 @@ export async function checkLocalFile(path: string): Promise<string> {
     if (code === 'ENOENT' || code === 'ENOTDIR') throw pathError(`The file ${expanded} does not exist.`);
     if (code === 'EACCES' || code === 'EPERM')
       throw pathError(`The file ${expanded} cannot be read (permission denied).`);
+    if (code === 'ENAMETOOLONG') throw pathError('The path is too long for this system.');
+    if (code === 'ELOOP') throw pathError(`The path ${expanded} loops through symbolic links.`);
+    if (code === 'ERR_INVALID_ARG_VALUE' || code === 'ERR_INVALID_ARG_TYPE' || code === 'EINVAL') {
+      throw pathError('The path is not a valid file name (it may contain a NUL character).');
+    }
     throw error;
   }
   return expanded;

@@ -4,7 +4,8 @@
  * nothing behind.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { once } from 'node:events';
+import { createWriteStream, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
@@ -19,6 +20,23 @@ export class MediaDirectory implements MediaStore {
   constructor(private readonly root: string) {
     this.staging = join(root, 'staging');
     mkdirSync(this.staging, { recursive: true });
+    this.removeAbandoned();
+  }
+
+  /**
+   * Staged files of uploads a stopped process never finished. Only old ones: another process sharing
+   * the data directory may be staging a file right now.
+   */
+  private removeAbandoned(maxAgeMs = 60 * 60_000): void {
+    const cutoff = Date.now() - maxAgeMs;
+    for (const name of readdirSync(this.staging)) {
+      const path = join(this.staging, name);
+      try {
+        if (statSync(path).mtimeMs < cutoff) rmSync(path, { force: true });
+      } catch {
+        // Gone already, or not ours to remove: nothing to do.
+      }
+    }
   }
 
   async stage(
@@ -29,6 +47,9 @@ export class MediaDirectory implements MediaStore {
     const token = randomBytes(16).toString('hex');
     const path = join(this.staging, token);
     const out = createWriteStream(path, { flags: 'wx' });
+    // Errors surface through `once(out, 'drain')` and `finished(out)`; without a listener a write still in
+    // flight when the transfer fails would be thrown at the process.
+    out.on('error', () => undefined);
     const hash = createHash('sha256');
     const head: Buffer[] = [];
     let headLength = 0;
@@ -48,7 +69,7 @@ export class MediaDirectory implements MediaStore {
           headLength += part.length;
         }
         hash.update(chunk);
-        if (!out.write(chunk)) await new Promise<void>((resolve) => out.once('drain', resolve));
+        if (!out.write(chunk)) await once(out, 'drain');
         options.onProgress?.(size, options.total);
       }
       options.signal?.throwIfAborted();
@@ -56,6 +77,7 @@ export class MediaDirectory implements MediaStore {
       await finished(out);
     } catch (error) {
       out.destroy();
+      await finished(out).catch(() => undefined);
       await rm(path, { force: true });
       throw error;
     }
