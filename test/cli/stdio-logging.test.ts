@@ -83,6 +83,10 @@ describe('publishing events as MCP log messages (built program)', () => {
     });
     const id = (created.structuredContent as { data: { id: number } }).data.id;
     await waitFor(messages, `post ${id}: published`);
+    // stderr is another pipe: its line may be read a moment after the notification.
+    for (let i = 0; i < 100 && !session.stderr().includes(`post ${id}: published`); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     expect(session.stderr()).toContain(`post ${id}: published`);
   });
 
