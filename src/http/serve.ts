@@ -12,7 +12,6 @@ import type { InFlightCalls } from '../mcp/in-flight.js';
 import type { PublishingEventFeed } from '../mcp/logging.js';
 import { createMcpServer } from '../mcp/server.js';
 import { McpHttpSessions } from '../mcp/streamable-http.js';
-import type { UserRecord } from '../ports.js';
 import type { PublishingEngine } from '../publish/engine.js';
 import { createRestApp } from '../rest/app.js';
 import { bearerKey } from '../rest/auth.js';

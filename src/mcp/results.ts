@@ -8,6 +8,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { isServiceError, NotFoundError, toErrorBody, ValidationError } from '../domain/errors.js';
 import { Pagination } from '../domain/schemas.js';
+import { listBody as pageBody } from '../service/pagination.js';
 import type { Page } from '../service/publishing-service.js';
 import { ConfirmationDeclinedError } from './confirm.js';
 import type { ToolDefinition, ToolSuccess } from './tool.js';
@@ -42,19 +43,9 @@ export function successResult(success: ToolSuccess): CallToolResult {
   return { content: [{ type: 'text', text: success.summary }], structuredContent: success.body };
 }
 
-/** `/v1/brands?page=2&per_page=10`: list results carry the REST paths of their neighbour pages. */
+/** `/v1/brands?page=2&per_page=10`: over MCP, list results carry the REST paths of their neighbour pages. */
 export function listBody<T>(page: Page<T>, path: string): Record<string, unknown> {
-  const { currentPage, perPage, lastPage } = page.pagination;
-  const url = (target: number) => `${path}?page=${target}&per_page=${perPage}`;
-  return {
-    status: 'success',
-    data: page.data,
-    pagination: {
-      ...page.pagination,
-      nextPageUrl: currentPage < lastPage ? url(currentPage + 1) : null,
-      prevPageUrl: currentPage > 1 ? url(currentPage - 1) : null,
-    },
-  };
+  return pageBody(page, (target, perPage) => `${path}?page=${target}&per_page=${perPage}`);
 }
 
 /** "Page 1 of 3 (25 in all); call again with page=2 for more." */

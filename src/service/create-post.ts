@@ -8,7 +8,7 @@
 import { NotFoundError, ValidationError } from '../domain/errors.js';
 import { type CreatedPost, CreatePostRequest, type PostPayload } from '../domain/post-schemas.js';
 import { dropAbsentValues, isPlainObject, validate } from '../domain/validation.js';
-import type { BrandRecord, Clock, CollectionRecord, PostRecord, Store, UserRecord } from '../ports.js';
+import type { BrandRecord, CollectionRecord, PostRecord, Store } from '../ports.js';
 import {
   checkPayload,
   checkPlaylistChannels,
@@ -16,6 +16,7 @@ import {
   resolveTiming,
   throwIfInvalid,
 } from './post-checks.js';
+import type { PostContext } from './post-context.js';
 import { describeOutcome, describePost } from './post-messages.js';
 import { startPublishing } from './publishing.js';
 
@@ -26,15 +27,7 @@ function positiveInteger(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 1 ? value : undefined;
 }
 
-export interface CreatePostContext {
-  store: Store;
-  clock: Clock;
-  user: UserRecord;
-  /** Told when a post is planned or starts publishing: the scheduler re-plans its sleep at once. */
-  onPlanChanged?: (() => void) | undefined;
-}
-
-export function createPost(context: CreatePostContext, request: unknown): CreatedPost {
+export function createPost(context: PostContext, request: unknown): CreatedPost {
   const { store, clock, user } = context;
   const input = dropAbsentValues(request);
   const raw = isPlainObject(input) ? input : {};

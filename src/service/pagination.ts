@@ -28,3 +28,23 @@ export function readPage<R, T>(
   };
   return { data: records.map(present), pagination };
 }
+
+/**
+ * The list body of the interface (status, data, pagination with the neighbour pages' URLs). Each
+ * adapter says how a page is addressed: REST with absolute URLs, MCP with REST paths.
+ */
+export function listBody<T>(
+  page: Page<T>,
+  urlOfPage: (page: number, perPage: number) => string,
+): Record<string, unknown> {
+  const { currentPage, perPage, lastPage } = page.pagination;
+  return {
+    status: 'success',
+    data: page.data,
+    pagination: {
+      ...page.pagination,
+      nextPageUrl: currentPage < lastPage ? urlOfPage(currentPage + 1, perPage) : null,
+      prevPageUrl: currentPage > 1 ? urlOfPage(currentPage - 1, perPage) : null,
+    },
+  };
+}

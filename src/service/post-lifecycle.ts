@@ -15,7 +15,7 @@ import {
 } from '../domain/post-schemas.js';
 import { instantsOfWallClock, parseWallClock } from '../domain/time.js';
 import { dropAbsentValues, isPlainObject, validate, validateOrThrow } from '../domain/validation.js';
-import type { BrandRecord, Clock, PostRecord, Store, UserRecord } from '../ports.js';
+import type { BrandRecord, PostRecord } from '../ports.js';
 import { readPage } from './pagination.js';
 import {
   checkPayload,
@@ -24,25 +24,19 @@ import {
   resolveTiming,
   throwIfInvalid,
 } from './post-checks.js';
+import type { PostContext } from './post-context.js';
 import { describePost } from './post-messages.js';
 import { presentPost } from './post-resource.js';
 import { startPublishing } from './publishing.js';
 import type { Page } from './publishing-service.js';
 
-export interface LifecycleContext {
-  store: Store;
-  clock: Clock;
-  user: UserRecord;
-  onPlanChanged?: (() => void) | undefined;
-}
-
-function brandOf(context: LifecycleContext, brandId: number): BrandRecord {
+function brandOf(context: PostContext, brandId: number): BrandRecord {
   const brand = context.store.findBrandOfUser(context.user.id, brandId);
   if (!brand) throw NotFoundError.brand();
   return brand;
 }
 
-function postOf(context: LifecycleContext, brand: BrandRecord, postId: number): PostRecord {
+function postOf(context: PostContext, brand: BrandRecord, postId: number): PostRecord {
   const post = context.store.posts.find(brand.id, postId);
   if (!post) throw NotFoundError.post();
   return post;
@@ -57,7 +51,7 @@ function assertEditable(post: PostRecord, action: string): void {
   }
 }
 
-export function present(context: LifecycleContext, brand: BrandRecord, post: PostRecord): Post {
+export function present(context: PostContext, brand: BrandRecord, post: PostRecord): Post {
   return presentPost(post, brand, context.store.deliveries.ofPost(post.id));
 }
 
@@ -85,7 +79,7 @@ function boundMs(text: string | undefined, timezone: string): number | undefined
   return undefined;
 }
 
-export function listPosts(context: LifecycleContext, request: unknown): Page<Post> {
+export function listPosts(context: PostContext, request: unknown): Page<Post> {
   const query = validateOrThrow(ListPostsRequest, request);
   const brand = brandOf(context, query.brandId);
   const filter = {
@@ -106,7 +100,7 @@ export function listPosts(context: LifecycleContext, request: unknown): Page<Pos
   return { ...page, data: page.data.map((post) => presentPost(post, brand, deliveries.get(post.id) ?? [])) };
 }
 
-export function getPost(context: LifecycleContext, request: unknown): Post {
+export function getPost(context: PostContext, request: unknown): Post {
   const { brandId, postId } = validateOrThrow(PostRequest, request);
   const brand = brandOf(context, brandId);
   return present(context, brand, postOf(context, brand, postId));
@@ -116,7 +110,7 @@ export function getPost(context: LifecycleContext, request: unknown): Post {
  * Changes the given fields of a post; `null` removes a field, an absent one is kept. The result is
  * validated as a whole, with the messages of create_post.
  */
-export function updatePost(context: LifecycleContext, request: unknown): Post {
+export function updatePost(context: PostContext, request: unknown): Post {
   const { store, clock } = context;
   const ids = validateOrThrow(PostRequest.pick({ brandId: true, postId: true }).loose(), request);
   const brand = brandOf(context, ids.brandId);
@@ -169,7 +163,7 @@ export function updatePost(context: LifecycleContext, request: unknown): Post {
   return present(context, brand, updated);
 }
 
-export function deletePost(context: LifecycleContext, request: unknown): DeletedPost {
+export function deletePost(context: PostContext, request: unknown): DeletedPost {
   const { brandId, postId } = validateOrThrow(PostRequest, request);
   const brand = brandOf(context, brandId);
   const post = postOf(context, brand, postId);
@@ -188,7 +182,7 @@ export function deletePost(context: LifecycleContext, request: unknown): Deleted
 }
 
 /** Publishes a draft, queued or scheduled post now (its content is checked as for IMMEDIATE). */
-export function publishPost(context: LifecycleContext, request: unknown): Post {
+export function publishPost(context: PostContext, request: unknown): Post {
   const { brandId, postId } = validateOrThrow(PostRequest, request);
   const brand = brandOf(context, brandId);
   const post = postOf(context, brand, postId);
