@@ -1,18 +1,18 @@
 #!/usr/bin/env node
-/** argv → config → one mode (stdio | serve | import); nothing else. */
+/**
+ * argv → config → one mode (stdio | serve | import); nothing else. What only `serve` (the HTTP stack)
+ * or remote mode needs is imported when that mode starts: an MCP client waits for stdio to start.
+ */
 import { readFileSync } from 'node:fs';
 import { type Config, ConfigError, loadConfig, USAGE } from './config.js';
 import { ValidationError } from './domain/errors.js';
-import { createHttpApp, isLoopback, listen } from './http/serve.js';
 import { openLocalRuntime } from './local-runtime.js';
 import { logError, logInfo } from './logger.js';
 import { InFlightCalls } from './mcp/in-flight.js';
 import { PublishingEventFeed, type PublishingLog } from './mcp/logging.js';
 import { createMcpServer } from './mcp/server.js';
 import { serveStdio } from './mcp/stdio.js';
-import { UrlDownloader } from './media/url-download.js';
 import { startPublishingEngine } from './publish/engine.js';
-import { RemotePublishingService } from './remote/remote-service.js';
 import { canSeeBrand, issueMissingApiKeys, resolveLocalUser } from './service/acting-user.js';
 import { LocalPublishingService } from './service/local-service.js';
 import type { PublishingService } from './service/publishing-service.js';
@@ -67,6 +67,10 @@ async function runStdio(config: Config): Promise<void> {
 async function runRemoteStdio(config: Config, apiUrl: string): Promise<void> {
   if (!config.apiKey)
     throw new ConfigError('Remote mode needs the key to send: set SOCIAL_PUBLISHER_API_KEY.');
+  const [{ UrlDownloader }, { RemotePublishingService }] = await Promise.all([
+    import('./media/url-download.js'),
+    import('./remote/remote-service.js'),
+  ]);
   const downloader = new UrlDownloader({ allow: config.mediaUrlAllow });
   const service = new RemotePublishingService({
     baseUrl: apiUrl,
@@ -99,6 +103,7 @@ async function serveStdioWith(service: PublishingService, publishingLog?: Publis
 async function runServe(config: Config): Promise<void> {
   if (config.apiUrl)
     throw new ConfigError('serve publishes from the local store: unset SOCIAL_PUBLISHER_API_URL.');
+  const { createHttpApp, isLoopback, listen } = await import('./http/serve.js');
   const runtime = openLocalRuntime(config);
   try {
     for (const { user, apiKey } of issueMissingApiKeys(runtime.store)) {

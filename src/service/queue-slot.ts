@@ -8,62 +8,73 @@ const DAY_MS = 86_400_000;
 const MINUTE_MS = 60_000;
 
 /**
- * The slot instant of each local wall-clock time already worked out, by timezone and wall-clock minute
- * (read as UTC, in minutes: a small integer key); NaN when that time does not exist (DST gap). Reading a zone's offset costs an Intl formatting call
- * (about 10 µs, four per wall-clock time), and a long queue walks the same slots on every call: the
- * answers never change, so they are kept, within a bound.
+ * The slots of each local day already worked out, earliest first, by timezone and queue times, the day
+ * being its calendar date as a UTC day number. Working one out reads the zone's offset four times per
+ * queue time, each an Intl formatting call (about 10 µs), and a long queue walks the same days on every
+ * call; the answers never change, so they are kept, within bounds.
  */
-const slotInstants = new Map<string, Map<number, number>>();
-const SLOT_INSTANTS_KEPT = 50_000;
+const daySlots = new Map<string, Map<number, number[]>>();
+const SCHEDULES_KEPT = 256;
+const DAYS_KEPT = 10_000;
 
-function slotInstant(timezone: string, wallAsUtc: number): number {
-  let zone = slotInstants.get(timezone);
-  if (!zone) {
-    zone = new Map();
-    slotInstants.set(timezone, zone);
+function slotsOfDay(
+  schedule: string,
+  timezone: string,
+  minutes: readonly number[],
+  dayUtc: number,
+): number[] {
+  let days = daySlots.get(schedule);
+  if (!days) {
+    if (daySlots.size >= SCHEDULES_KEPT) daySlots.delete(daySlots.keys().next().value!);
+    days = new Map();
+    daySlots.set(schedule, days);
   }
-  const key = wallAsUtc / MINUTE_MS;
-  let instant = zone.get(key);
-  if (instant === undefined) {
-    const wall = new Date(wallAsUtc);
-    const [earliest] = instantsOfWallClock(
-      {
-        year: wall.getUTCFullYear(),
-        month: wall.getUTCMonth() + 1,
-        day: wall.getUTCDate(),
-        hour: wall.getUTCHours(),
-        minute: wall.getUTCMinutes(),
-        second: 0,
-      },
-      timezone,
-    );
-    instant = earliest ?? Number.NaN;
-    if (zone.size >= SLOT_INSTANTS_KEPT) zone.delete(zone.keys().next().value!);
-    zone.set(key, instant);
+  const dayNumber = dayUtc / DAY_MS;
+  let slots = days.get(dayNumber);
+  if (!slots) {
+    slots = [];
+    for (const minute of minutes) {
+      const wall = new Date(dayUtc + minute * MINUTE_MS);
+      const [earliest] = instantsOfWallClock(
+        {
+          year: wall.getUTCFullYear(),
+          month: wall.getUTCMonth() + 1,
+          day: wall.getUTCDate(),
+          hour: wall.getUTCHours(),
+          minute: wall.getUTCMinutes(),
+          second: 0,
+        },
+        timezone,
+      );
+      if (earliest !== undefined) slots.push(earliest);
+    }
+    if (days.size >= DAYS_KEPT) days.delete(days.keys().next().value!);
+    days.set(dayNumber, slots);
   }
-  return instant;
+  return slots;
 }
 
 /**
  * The same slots as `queueSlotsAfter` (domain/queue.ts), in the same order: local days are stepped as
- * calendar dates (UTC arithmetic, no zone) and each slot's instant comes from `slotInstant`.
+ * calendar dates (UTC arithmetic, no zone) and each day's slots come from `slotsOfDay`.
  */
 export function* cachedQueueSlotsAfter(
   afterMs: number,
   timezone: string,
   queueTimes: readonly string[],
 ): Generator<number> {
-  const minutes = normalizeQueueTimes(queueTimes).map((t) => {
+  const times = normalizeQueueTimes(queueTimes);
+  if (times.length === 0) return;
+  const minutes = times.map((t) => {
     const [hour, minute] = t.split(':').map(Number) as [number, number];
     return hour * 60 + minute;
   });
-  if (minutes.length === 0) return;
+  const schedule = `${timezone} ${times.join(' ')}`;
   // Start one local day early: an overlap can put a slot of "yesterday" after `afterMs`.
   const start = DateTime.fromMillis(afterMs, { zone: timezone }).startOf('day').minus({ days: 1 });
   if (!start.isValid) return;
   for (let day = Date.UTC(start.year, start.month - 1, start.day); ; day += DAY_MS) {
-    for (const minute of minutes) {
-      const instant = slotInstant(timezone, day + minute * MINUTE_MS);
+    for (const instant of slotsOfDay(schedule, timezone, minutes, day)) {
       if (instant > afterMs) yield instant;
     }
   }

@@ -1,8 +1,3 @@
-/** The service contract on the local service: a real SQLite file in a temporary data directory. */
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { DATABASE_FILE } from '../../src/local-runtime.js';
-import { openDatabase } from '../../src/store/sqlite/driver.js';
 import { openTestRuntime } from '../support/local.js';
 import { openInspection } from './inspection.js';
 import {
@@ -11,7 +6,6 @@ import {
   OTHER_API_KEY,
   OTHER_WORKSPACE,
   SOUTHERN_API_KEY,
-  type StoredPost,
   serviceContract,
 } from './service-contract.js';
 

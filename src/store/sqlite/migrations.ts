@@ -132,6 +132,12 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX deliveries_comments_pending ON deliveries (comment_due_at_ms) WHERE comment_status = 'pending';
   CREATE INDEX deliveries_comments_sending ON deliveries (id) WHERE comment_status = 'sending';
   `,
+  // 4: the queue-slot lookup reads the index alone. SQLite re-checks a partial index's condition on
+  // each row (status), which read every planned post's table row; with status in the index it need not.
+  `
+  DROP INDEX posts_planned_by_brand;
+  CREATE INDEX posts_planned_by_brand ON posts (brand_id, due_at_ms, status) WHERE status IN ('queued', 'scheduled');
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,10 +1,11 @@
 /** Prepared statements cached by SQL text, and transactions that nest. */
-import type { SqlDatabase, SqlStatement, SqlValue } from './driver.js';
+import type { SqlColumnStatement, SqlDatabase, SqlStatement, SqlValue } from './driver.js';
 
 export type Row = Record<string, SqlValue>;
 
 export class Sql {
   private readonly statements = new Map<string, SqlStatement>();
+  private readonly columnStatements = new Map<string, SqlColumnStatement>();
   private transactionDepth = 0;
 
   constructor(readonly db: SqlDatabase) {}
@@ -24,6 +25,16 @@ export class Sql {
 
   all(sql: string, ...params: SqlValue[]): Row[] {
     return this.statement(sql).all(...params) as Row[];
+  }
+
+  /** The first column of every row: for long single-column reads, where building row objects dominates. */
+  column(sql: string, ...params: SqlValue[]): SqlValue[] {
+    let statement = this.columnStatements.get(sql);
+    if (!statement) {
+      statement = this.db.prepareColumn(sql);
+      this.columnStatements.set(sql, statement);
+    }
+    return statement.all(...params);
   }
 
   /** Runs a write; returns the last inserted rowid. */
@@ -59,6 +70,7 @@ export class Sql {
 
   close(): void {
     this.statements.clear();
+    this.columnStatements.clear();
     this.db.close();
   }
 }

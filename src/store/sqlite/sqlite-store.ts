@@ -9,7 +9,6 @@ import type {
   CollectionRecord,
   CollectionUpsert,
   MediaRecord,
-  NewPost,
   PageWindow,
   Store,
   UserRecord,
@@ -115,8 +114,9 @@ export class SqliteStore implements Store {
   listBrandsOfUser(userId: string, window: PageWindow): BrandRecord[] {
     return this.sql
       .all(
-        `SELECT ${BRAND_COLUMNS} FROM brands b JOIN user_brands ub ON ub.brand_id = b.id
-       WHERE ub.user_id = ? ORDER BY b.id LIMIT ? OFFSET ?`,
+        // In user_brands' key order (user_id, brand_id): brand id order without sorting.
+        `SELECT ${BRAND_COLUMNS} FROM user_brands ub JOIN brands b ON b.id = ub.brand_id
+       WHERE ub.user_id = ? ORDER BY ub.brand_id LIMIT ? OFFSET ?`,
         userId,
         window.limit,
         window.offset,
