@@ -42,8 +42,10 @@ export async function receiveMediaUpload(
     let staging: Promise<StagedUpload> | undefined;
     // Null prototype: a field named `__proto__` is reported like any other unknown field.
     const errors: FieldErrors = Object.create(null);
-    const notAllowed = (field: string) => {
-      errors[field] = [message.notAllowed(attributeName(field))];
+    // A part without a name (busboy reports it as undefined) names no field: it is ignored, so a body of
+    // such parts answers that the media field is required.
+    const notAllowed = (field: string | undefined) => {
+      if (field) errors[field] = [message.notAllowed(attributeName(field))];
     };
     const fail = (error: unknown) => {
       body.unpipe(parser);
@@ -55,7 +57,7 @@ export async function receiveMediaUpload(
       );
       reject(error);
     };
-    parser.on('file', (field, file) => {
+    parser.on('file', (field: string | undefined, file) => {
       if (field !== 'media') {
         notAllowed(field);
         file.resume();
@@ -64,7 +66,7 @@ export async function receiveMediaUpload(
       staging = stage(file);
       staging.catch(fail);
     });
-    parser.on('field', (field) => notAllowed(field));
+    parser.on('field', (field: string | undefined) => notAllowed(field));
     parser.on('filesLimit', () => {
       errors.media = [ONE_FILE];
     });

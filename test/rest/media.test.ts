@@ -197,3 +197,36 @@ describe('422', () => {
     );
   });
 });
+
+describe('parts without a name', () => {
+  it('ignores them and answers that the media field is required, without crashing', async () => {
+    const world = openRestWorld();
+    try {
+      const boundary = 'noNameBoundary';
+      const body = Buffer.concat([
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`,
+        ),
+        Buffer.from('abc'),
+        Buffer.from(
+          `\r\n--${boundary}\r\nContent-Disposition: form-data\r\n\r\nvalue\r\n--${boundary}--\r\n`,
+        ),
+      ]);
+      const response = await world.request('POST', '/v1/brands/1/media', {
+        body,
+        headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      });
+      expect(response.status).toBe(422);
+      expect(await response.text()).toBe(
+        JSON.stringify({
+          status: 'error',
+          message: 'The given data was invalid.',
+          errors: { media: ['The media field is required.'] },
+        }),
+      );
+      expect(world.logged).toEqual([]);
+    } finally {
+      await world.close();
+    }
+  });
+});
