@@ -1,42 +1,16 @@
-/**
- * The built program in its two other modes, as a team would run them: `serve` (REST + MCP over HTTP,
- * a demo key shown once, SIGTERM stops it gracefully) and stdio in remote mode acting on that server.
- */
-import type { ChildProcess } from 'node:child_process';
 import { afterEach, expect, it } from 'vitest';
 import {
   brandTitles,
-  CHILD_TIMEOUT_MS,
   childEnv,
   cleanup,
   connectStdio,
   requireBuild,
   spawnMain,
+  startServe,
   tempDir,
 } from '../mcp/cli-harness.js';
 
 afterEach(cleanup);
-
-/** Starts `serve` on an ephemeral port; resolves with its URL and the demo key it printed. */
-async function startServe(
-  dataDir: string,
-): Promise<{ child: ChildProcess; url: string; key: string; stderr: () => string }> {
-  const child = spawnMain(['serve', '--port', '0'], childEnv({ SOCIAL_PUBLISHER_DATA_DIR: dataDir }));
-  let stderr = '';
-  const ready = new Promise<{ url: string; key: string }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), CHILD_TIMEOUT_MS);
-    child.stderr!.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-      const url = /listening on (http:\/\/\S+):/.exec(stderr)?.[1];
-      const key = /(spk_[\w-]+)/.exec(stderr)?.[1];
-      if (url && key) {
-        clearTimeout(timer);
-        resolve({ url, key });
-      }
-    });
-  });
-  return { child, ...(await ready), stderr: () => stderr };
-}
 
 it('serves the REST API with a one-time demo key, and stdio in remote mode acts on it', async () => {
   requireBuild();

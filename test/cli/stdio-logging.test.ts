@@ -1,9 +1,3 @@
-/**
- * The built program passes its publishing engine's events to MCP clients as log messages, in stdio mode
- * and in `serve`, and still writes its own log lines to stderr. In remote mode another server publishes:
- * no logging capability, but the prompts work through the remote service.
- */
-import type { ChildProcess } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
@@ -11,15 +5,7 @@ import {
   LoggingMessageNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  CHILD_TIMEOUT_MS,
-  childEnv,
-  cleanup,
-  connectStdio,
-  requireBuild,
-  spawnMain,
-  tempDir,
-} from '../mcp/cli-harness.js';
+import { childEnv, cleanup, connectStdio, requireBuild, startServe, tempDir } from '../mcp/cli-harness.js';
 
 type Message = LoggingMessageNotification['params'];
 
@@ -47,25 +33,6 @@ async function waitFor(messages: Message[], data: string): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   expect(messages).toContainEqual({ level: 'info', logger: 'publishing', data });
-}
-
-/** `serve` on an ephemeral port: its URL and the demo key it printed once. */
-async function startServe(): Promise<{ child: ChildProcess; url: string; key: string }> {
-  const child = spawnMain(['serve', '--port', '0'], childEnv({ SOCIAL_PUBLISHER_DATA_DIR: tempDir() }));
-  let stderr = '';
-  const ready = new Promise<{ url: string; key: string }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), CHILD_TIMEOUT_MS);
-    child.stderr!.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-      const url = /listening on (http:\/\/\S+):/.exec(stderr)?.[1];
-      const key = /(spk_[\w-]+)/.exec(stderr)?.[1];
-      if (url && key) {
-        clearTimeout(timer);
-        resolve({ url, key });
-      }
-    });
-  });
-  return { child, ...(await ready) };
 }
 
 describe('publishing events as MCP log messages (built program)', () => {

@@ -148,3 +148,24 @@ export const STACK_FRAME = /^\s+at\s+\S.*[:(]/m;
 export function brandTitles(result: CallToolResult): string[] {
   return (result.structuredContent as { data: Array<{ title: string }> }).data.map((b) => b.title);
 }
+
+/** Starts the built `serve` on an ephemeral port; resolves with its URL and the demo key it printed once. */
+export async function startServe(
+  dataDir: string = tempDir(),
+): Promise<{ child: ChildProcess; url: string; key: string; stderr: () => string }> {
+  const child = spawnMain(['serve', '--port', '0'], childEnv({ SOCIAL_PUBLISHER_DATA_DIR: dataDir }));
+  let stderr = '';
+  const ready = new Promise<{ url: string; key: string }>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), CHILD_TIMEOUT_MS);
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+      const url = /listening on (http:\/\/\S+):/.exec(stderr)?.[1];
+      const key = /(spk_[\w-]+)/.exec(stderr)?.[1];
+      if (url && key) {
+        clearTimeout(timer);
+        resolve({ url, key });
+      }
+    });
+  });
+  return { child, ...(await ready), stderr: () => stderr };
+}
