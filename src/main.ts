@@ -1,29 +1,39 @@
 #!/usr/bin/env node
 /**
- * argv → config → one mode (stdio | serve | import); nothing else. What only `serve` (the HTTP stack)
- * or remote mode needs is imported when that mode starts: an MCP client waits for stdio to start.
+ * argv → config → one mode (stdio | serve | import); nothing else. Only the config and the stdio
+ * handshake are imported up front; each mode imports what it needs when it starts. In stdio mode the
+ * client's `initialize` is answered first (mcp/handshake.ts), then the server is loaded: an MCP client
+ * waits for that answer, and loading the server is most of a start.
  */
 import { readFileSync } from 'node:fs';
 import { type Config, ConfigError, loadConfig, USAGE } from './config.js';
-import { ValidationError } from './domain/errors.js';
-import { openLocalRuntime } from './local-runtime.js';
+import { ValidationError } from './domain/errors.js'; // no imports of its own
 import { logError, logInfo } from './logger.js';
-import { InFlightCalls } from './mcp/in-flight.js';
-import { PublishingEventFeed, type PublishingLog } from './mcp/logging.js';
-import { createMcpServer } from './mcp/server.js';
-import { serveStdio } from './mcp/stdio.js';
-import { startPublishingEngine } from './publish/engine.js';
-import { canSeeBrand, issueMissingApiKeys, resolveLocalUser } from './service/acting-user.js';
-import { LocalPublishingService } from './service/local-service.js';
+import { SERVER_NAME, type StdioHandshake, startStdioHandshake } from './mcp/handshake.js';
+import type { PublishingLog } from './mcp/logging.js';
 import type { PublishingService } from './service/publishing-service.js';
-import { importWorkspace, parseWorkspaceFile } from './service/workspace.js';
 
 const VERSION = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;
 
 async function runStdio(config: Config): Promise<void> {
-  if (config.apiUrl) return runRemoteStdio(config, config.apiUrl);
+  const handshake = startStdioHandshake({ version: VERSION, logging: !config.apiUrl });
+  await handshake.settled;
+  if (config.apiUrl) return runRemoteStdio(config, config.apiUrl, handshake);
+  const [
+    { openLocalRuntime },
+    { PublishingEventFeed },
+    { startPublishingEngine },
+    { canSeeBrand, resolveLocalUser },
+    { LocalPublishingService },
+  ] = await Promise.all([
+    import('./local-runtime.js'),
+    import('./mcp/logging.js'),
+    import('./publish/engine.js'),
+    import('./service/acting-user.js'),
+    import('./service/local-service.js'),
+  ]);
   const runtime = openLocalRuntime(config);
   let stopEngine: (() => Promise<void>) | undefined;
   try {
@@ -34,7 +44,7 @@ async function runStdio(config: Config): Promise<void> {
       throw new ConfigError((error as Error).message, { cause: error });
     }
     const events = new PublishingEventFeed();
-    const engine = startPublishingEngine({
+    const engine = await startPublishingEngine({
       store: runtime.store,
       clock: runtime.clock,
       publisher: config.publisher,
@@ -53,7 +63,7 @@ async function runStdio(config: Config): Promise<void> {
         `MCP server on stdio, acting as ${user.name}, data in ${config.dataDir}. Waiting for an MCP client (Ctrl-D to quit).`,
       );
     }
-    await serveStdioWith(service, {
+    await serveStdioWith(service, handshake, {
       feed: events,
       canSeeBrand: (brandId) => canSeeBrand(runtime.store, user, brandId),
     });
@@ -64,7 +74,7 @@ async function runStdio(config: Config): Promise<void> {
 }
 
 /** Remote mode: the same tools, acting on a server that speaks the REST API. */
-async function runRemoteStdio(config: Config, apiUrl: string): Promise<void> {
+async function runRemoteStdio(config: Config, apiUrl: string, handshake: StdioHandshake): Promise<void> {
   if (!config.apiKey)
     throw new ConfigError('Remote mode needs the key to send: set SOCIAL_PUBLISHER_API_KEY.');
   const [{ UrlDownloader }, { RemotePublishingService }] = await Promise.all([
@@ -81,36 +91,57 @@ async function runRemoteStdio(config: Config, apiUrl: string): Promise<void> {
   try {
     if (process.stdin.isTTY)
       logInfo(`MCP server on stdio, acting on ${apiUrl}. Waiting for an MCP client (Ctrl-D to quit).`);
-    await serveStdioWith(service);
+    await serveStdioWith(service, handshake);
   } finally {
     await service.close();
     await downloader.close();
   }
 }
 
-async function serveStdioWith(service: PublishingService, publishingLog?: PublishingLog): Promise<void> {
+async function serveStdioWith(
+  service: PublishingService,
+  handshake: StdioHandshake,
+  publishingLog?: PublishingLog,
+): Promise<void> {
+  const [{ InFlightCalls }, { createMcpServer }, { serveStdio }] = await Promise.all([
+    import('./mcp/in-flight.js'),
+    import('./mcp/server.js'),
+    import('./mcp/stdio.js'),
+  ]);
   const inFlight = new InFlightCalls();
   const server = createMcpServer(service, {
-    name: 'social-publisher-mcp',
+    name: SERVER_NAME,
     version: VERSION,
     log: logError,
     inFlight,
     publishingLog,
   });
-  await serveStdio(server, inFlight);
+  await serveStdio(server, inFlight, handshake, logError);
 }
 
 async function runServe(config: Config): Promise<void> {
   if (config.apiUrl)
     throw new ConfigError('serve publishes from the local store: unset SOCIAL_PUBLISHER_API_URL.');
-  const { createHttpApp, isLoopback, listen } = await import('./http/serve.js');
+  const [
+    { createHttpApp, isLoopback, listen },
+    { openLocalRuntime },
+    { PublishingEventFeed },
+    { startPublishingEngine },
+    { issueMissingApiKeys },
+  ] = await Promise.all([
+    import('./http/serve.js'),
+    import('./local-runtime.js'),
+    import('./mcp/logging.js'),
+    import('./publish/engine.js'),
+    import('./service/acting-user.js'),
+  ]);
   const runtime = openLocalRuntime(config);
   try {
     for (const { user, apiKey } of issueMissingApiKeys(runtime.store)) {
       logInfo(`API key of ${user.name}, shown this once (only its hash is stored): ${apiKey}`);
     }
     const events = new PublishingEventFeed();
-    const engine = startPublishingEngine({
+    const engine = await startPublishingEngine({
       store: runtime.store,
       clock: runtime.clock,
       publisher: config.publisher,
@@ -140,7 +171,7 @@ async function runServe(config: Config): Promise<void> {
   }
 }
 
-function runImport(config: Config): void {
+async function runImport(config: Config): Promise<void> {
   const file = config.importFile!;
   let text: string;
   try {
@@ -154,6 +185,10 @@ function runImport(config: Config): void {
   } catch (error) {
     throw new ConfigError(`${file} is not valid JSON: ${(error as Error).message}`);
   }
+  const [{ openLocalRuntime }, { importWorkspace, parseWorkspaceFile }] = await Promise.all([
+    import('./local-runtime.js'),
+    import('./service/workspace.js'),
+  ]);
   const runtime = openLocalRuntime(config, { withDemo: false });
   try {
     const ids = importWorkspace(runtime.store, runtime.clock, parseWorkspaceFile(json));
@@ -173,7 +208,7 @@ async function main(): Promise<number> {
       process.stdout.write(`${VERSION}\n`);
       return 0;
     case 'import':
-      runImport(config);
+      await runImport(config);
       return 0;
     case 'serve':
       await runServe(config);

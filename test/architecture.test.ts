@@ -1,6 +1,6 @@
 /** The layout rules of the codebase, checked: data flows adapter → service → ports → store. */
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TOOLS } from '../src/mcp/registry.js';
 
@@ -21,12 +21,29 @@ function importsOf(text: string): string[] {
 }
 
 describe('architecture', () => {
-  it('writes to stdout only from main.ts (help, version, import output); stdio mode owns stdout', () => {
+  it('writes to stdout only from main.ts (help, version, import output) and the protocol (the handshake); stdio mode owns stdout', () => {
     const offenders = files
-      .filter((file) => file.path !== 'main.ts')
+      .filter((file) => file.path !== 'main.ts' && file.path !== 'mcp/handshake.ts')
       .filter((file) => /process\.stdout|console\.(log|info|debug)\(/.test(file.text))
       .map((file) => file.path);
     expect(offenders).toEqual([]);
+  });
+
+  it('answers the stdio handshake without loading zod, the SDK or any dependency', () => {
+    // The point of the handshake: main.ts, config.ts, logger.ts and handshake.ts load in milliseconds.
+    const upFront = ['main.ts', 'config.ts', 'logger.ts', 'mcp/handshake.ts', 'domain/errors.ts'];
+    for (const path of upFront) {
+      const file = files.find((f) => f.path === path)!;
+      const staticImports = [...file.text.matchAll(/^import (?!type )[^'"]*['"]([^'"]+)['"]/gm)].map(
+        (m) => m[1]!,
+      );
+      for (const target of staticImports) {
+        const local = target.startsWith('.')
+          ? relative(SRC, join(SRC, dirname(path), target)).replace(/\.js$/, '.ts')
+          : '';
+        expect(target.startsWith('node:') || upFront.includes(local), `${path} imports ${target}`).toBe(true);
+      }
+    }
   });
 
   it('keeps domain/ pure: no imports outside domain/ but zod and luxon, no I/O modules', () => {

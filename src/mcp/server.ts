@@ -16,6 +16,7 @@ import {
 import { coerceArguments } from '../domain/lenient-input.js';
 import type { PublishingService } from '../service/publishing-service.js';
 import { confirmationContext } from './confirm.js';
+import { INSTRUCTIONS, SERVER_TITLE, serverCapabilities } from './handshake.js';
 import type { InFlightCalls } from './in-flight.js';
 import { forwardPublishingEvents, type PublishingLog } from './logging.js';
 import { registerPrompts } from './prompts.js';
@@ -37,14 +38,6 @@ export interface McpServerOptions {
    */
   publishingLog?: PublishingLog;
 }
-
-const INSTRUCTIONS = [
-  'Publishes social-media posts for brands. Workflow: list_brands → list_collections (pick the collection whose channels',
-  'should get the post) → optionally upload_media → create_post. Times (scheduledAt) are local wall-clock times in the',
-  "brand's timezone, format Y-m-d H:i:s. get_queue shows the brand's local time and next free queue times. After",
-  'creating: list_posts and get_post show posts and their deliveries; update_post, publish_post and delete_post',
-  'change a post while it is a draft, queued or scheduled. Errors name each invalid field; fix those fields and call again.',
-].join(' ');
 
 /** tools/list never changes during a session: computed once per process. */
 let toolList: Tool[] | undefined;
@@ -115,7 +108,7 @@ function progressReporter(
 
 export function createMcpServer(service: PublishingService, options: McpServerOptions): McpServer {
   const server = new McpServer(
-    { name: options.name, version: options.version, title: 'Social Publisher' },
+    { name: options.name, version: options.version, title: SERVER_TITLE },
     {
       instructions: INSTRUCTIONS,
       // Only a capability given here gets the SDK's logging/setLevel handler.
@@ -126,11 +119,8 @@ export function createMcpServer(service: PublishingService, options: McpServerOp
   registerResources(server, service, options.log);
   // Tools are declared here rather than in the constructor options, where McpServer would install its
   // own tool handlers. No list_changed notification is ever sent, whatever McpServer claims by default.
-  server.server.registerCapabilities({
-    tools: { listChanged: false },
-    prompts: { listChanged: false },
-    resources: { listChanged: false },
-  });
+  // The same capabilities as the stdio handshake announces before this server is loaded.
+  server.server.registerCapabilities(serverCapabilities(Boolean(options.publishingLog)));
   if (options.publishingLog) forwardPublishingEvents(server, options.publishingLog);
   const tools = new Map(TOOLS.map((tool) => [tool.name, tool]));
 

@@ -8,7 +8,7 @@
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
-import { Agent, request, errors as undiciErrors } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import { ValidationError } from '../domain/errors.js';
 import type { Download, MediaDownloader } from '../ports.js';
 
@@ -81,7 +81,9 @@ const urlError = (text: string) => ValidationError.single('url', text);
 export class UrlDownloader implements MediaDownloader {
   private readonly special = specialRanges();
   private readonly allowed: BlockList;
-  private readonly agent: Agent;
+  private readonly stallMs: number;
+  /** undici is loaded, and the agent made, on the first download: most sessions never fetch a URL. */
+  private client: Promise<{ agent: Agent; request: typeof import('undici').request }> | undefined;
   private readonly timeoutMs: number;
   private readonly maxRedirects: number;
   private readonly userAgent: string;
@@ -91,13 +93,20 @@ export class UrlDownloader implements MediaDownloader {
     this.timeoutMs = options.timeoutMs ?? 120_000;
     this.maxRedirects = options.maxRedirects ?? 5;
     this.userAgent = options.userAgent ?? 'social-publisher-mcp';
-    const stall = options.stallTimeoutMs ?? 20_000;
-    this.agent = new Agent({
-      headersTimeout: stall,
-      bodyTimeout: stall,
-      connectTimeout: stall,
-      connect: { lookup: (hostname, opts, callback) => this.lookup(hostname, opts, callback) },
-    });
+    this.stallMs = options.stallTimeoutMs ?? 20_000;
+  }
+
+  private undici() {
+    this.client ??= import('undici').then(({ Agent, request }) => ({
+      request,
+      agent: new Agent({
+        headersTimeout: this.stallMs,
+        bodyTimeout: this.stallMs,
+        connectTimeout: this.stallMs,
+        connect: { lookup: (hostname, opts, callback) => this.lookup(hostname, opts, callback) },
+      }),
+    }));
+    return this.client;
   }
 
   /** Why an address may not be fetched, or undefined when it may. */
@@ -157,12 +166,13 @@ export class UrlDownloader implements MediaDownloader {
     const deadline = AbortSignal.timeout(this.timeoutMs);
     const abort = signal ? AbortSignal.any([signal, deadline]) : deadline;
     let url = this.checkUrl(text);
+    const { agent, request } = await this.undici();
     for (let hop = 0; ; hop++) {
-      let response: Awaited<ReturnType<typeof request>>;
+      let response: Dispatcher.ResponseData;
       try {
         response = await request(url, {
           method: 'GET',
-          dispatcher: this.agent,
+          dispatcher: agent,
           signal: abort,
           headers: { 'user-agent': this.userAgent, accept: '*/*' },
         });
@@ -215,7 +225,8 @@ export class UrlDownloader implements MediaDownloader {
       (error as { code?: string; cause?: { code?: string } }).code ??
       (error as { cause?: { code?: string } }).cause?.code;
     if (code === 'EREFUSEDADDRESS') return urlError((error as Error).message);
-    if (error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError) {
+    // undici's error codes (HeadersTimeoutError, BodyTimeoutError, ResponseContentLengthMismatchError).
+    if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
       return urlError('The url stopped answering before the file was downloaded.');
     }
     if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
@@ -223,7 +234,7 @@ export class UrlDownloader implements MediaDownloader {
     if (
       code === 'UND_ERR_SOCKET' ||
       code === 'ECONNRESET' ||
-      error instanceof undiciErrors.ResponseContentLengthMismatchError
+      code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH'
     ) {
       return urlError('The connection to the url closed before the whole file was received.');
     }
@@ -232,6 +243,6 @@ export class UrlDownloader implements MediaDownloader {
   }
 
   async close(): Promise<void> {
-    await this.agent.close();
+    if (this.client) await (await this.client).agent.close();
   }
 }

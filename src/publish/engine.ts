@@ -3,7 +3,6 @@ import type { PublisherConfig } from '../config.js';
 import type { Clock, Publisher, PublishingEventSink, Store } from '../ports.js';
 import { SandboxPublisher } from './sandbox-publisher.js';
 import { Scheduler } from './scheduler.js';
-import { WebhookPublisher } from './webhook-publisher.js';
 
 export interface PublishingEngine {
   readonly publisher: Publisher;
@@ -12,7 +11,8 @@ export interface PublishingEngine {
   stop(): Promise<void>;
 }
 
-export function startPublishingEngine(options: {
+/** The webhook publisher (and undici with it) is loaded only when configured. */
+export async function startPublishingEngine(options: {
   store: Store;
   clock: Clock;
   publisher: PublisherConfig;
@@ -20,10 +20,10 @@ export function startPublishingEngine(options: {
   log: (message: string) => void;
   /** Told what happens to each post, for the users of its brand (MCP logging). */
   events?: PublishingEventSink;
-}): PublishingEngine {
+}): Promise<PublishingEngine> {
   const publisher: Publisher =
     options.publisher.kind === 'webhook'
-      ? new WebhookPublisher({
+      ? new (await import('./webhook-publisher.js')).WebhookPublisher({
           ...options.publisher,
           version: options.version,
           log: options.log,
