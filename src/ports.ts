@@ -127,6 +127,17 @@ export type NewDelivery = Pick<
   'postId' | 'channelId' | 'channelName' | 'channelType' | 'status' | 'reason' | 'notes' | 'content'
 >;
 
+/**
+ * What a search for a brand's next free queue slot learned: every slot of the queue `schedule` (timezone
+ * and queue times) after `afterMs` and before `untilMs` is held by a queued or scheduled post of the
+ * brand. The next search starts at `untilMs` instead of walking the taken run again.
+ */
+export interface HeldQueueRun {
+  schedule: string;
+  afterMs: number;
+  untilMs: number;
+}
+
 /** Posts of a brand. Every read is scoped to the brand the caller may see. */
 export interface PostStore {
   insert(post: NewPost): number;
@@ -143,6 +154,13 @@ export interface PostStore {
   remove(postId: number): void;
   /** Due times of the brand's queued and scheduled posts at or after `fromMs`, ascending (an index range). */
   plannedTimesFrom(brandId: number, fromMs: number, limit: number): number[];
+  /**
+   * The run last remembered for the brand and this schedule, while it is still true: the store narrows
+   * or forgets it on every change that could free a time in it (a planned post moved, started,
+   * cancelled or deleted; a rolled-back transaction; another connection's commit).
+   */
+  heldQueueRun(brandId: number, schedule: string): HeldQueueRun | undefined;
+  rememberHeldQueueRun(brandId: number, run: HeldQueueRun): void;
   /** Queued (QUEUE mode) posts of the brand due at or after `fromMs`, soonest first. */
   queued(brandId: number, fromMs: number, limit: number): PostRecord[];
   /** Queued and scheduled posts due at or before `nowMs`, soonest first. */
@@ -156,6 +174,8 @@ export interface DeliveryStore {
   insertMany(deliveries: readonly NewDelivery[]): void;
   ofPost(postId: number): DeliveryRecord[];
   ofPosts(postIds: readonly number[]): Map<number, DeliveryRecord[]>;
+  /** Whether any delivery waits to be claimed. */
+  hasPending(): boolean;
   /** Moves up to `limit` pending deliveries to `sending` (attempts + 1) and returns them. */
   claimPending(limit: number, nowMs: number): DeliveryRecord[];
   markSent(deliveryId: number, externalId: string | null, nowMs: number, commentDueAtMs: number | null): void;

@@ -94,8 +94,112 @@ export function formatLocalTime(epochMs: number, timezone: string): string {
   return DateTime.fromMillis(epochMs, { zone: timezone }).toFormat('yyyy-MM-dd HH:mm:ss');
 }
 
-/** `Tuesday, November 24, 2026 at 09:00 EST (America/New_York)`, for humans and assistants. */
-export function describeLocalTime(epochMs: number, timezone: string): string {
+const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
+
+/**
+ * Per timezone, a formatter giving the wall-clock fields and the short zone name of an instant at once:
+ * luxon builds one for every `ZZZZ` (its `parseZoneInfo`), which costs about 90 µs; using one, a few.
+ */
+const wallClockFormats = new Map<string, Intl.DateTimeFormat>();
+const WALL_CLOCK_FORMATS_KEPT = 512;
+
+function wallClockFormat(timezone: string): Intl.DateTimeFormat {
+  let format = wallClockFormats.get(timezone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone: timezone,
+      timeZoneName: 'short',
+      hourCycle: 'h23',
+      era: 'short',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+    });
+    if (wallClockFormats.size >= WALL_CLOCK_FORMATS_KEPT) {
+      wallClockFormats.delete(wallClockFormats.keys().next().value!);
+    }
+    wallClockFormats.set(timezone, format);
+  }
+  return format;
+}
+
+/** luxon's `padStart`: a minus sign ahead of the padded digits. */
+function pad(value: number, length: number): string {
+  return value < 0 ? `-${String(-value).padStart(length, '0')}` : String(value).padStart(length, '0');
+}
+
+/** luxon's text, for what the fast path does not read (an invalid zone or instant, a year BC). */
+function describeWithLuxon(epochMs: number, timezone: string): string {
   const local = DateTime.fromMillis(epochMs, { zone: timezone }).setLocale('en-US');
   return `${local.toFormat("cccc, LLLL d, yyyy 'at' HH:mm ZZZZ")} (${timezone})`;
+}
+
+/**
+ * `Tuesday, November 24, 2026 at 09:00 EST (America/New_York)`, for humans and assistants. The same
+ * text as luxon's `cccc, LLLL d, yyyy 'at' HH:mm ZZZZ` in en-US (a test holds them together), read
+ * from one formatting of the instant in the zone.
+ */
+export function describeLocalTime(epochMs: number, timezone: string): string {
+  if (!Number.isFinite(epochMs) || !IANAZone.create(timezone).isValid)
+    return describeWithLuxon(epochMs, timezone);
+  let year = 0;
+  let month = 0;
+  let day = 0;
+  let hour = 0;
+  let minute = 0;
+  let zoneName = '';
+  for (const part of wallClockFormat(timezone).formatToParts(epochMs)) {
+    switch (part.type) {
+      case 'era':
+        if (part.value !== 'AD') return describeWithLuxon(epochMs, timezone);
+        break;
+      case 'year':
+        year = Number(part.value);
+        break;
+      case 'month':
+        month = Number(part.value);
+        break;
+      case 'day':
+        day = Number(part.value);
+        break;
+      case 'hour':
+        hour = Number(part.value) % 24;
+        break;
+      case 'minute':
+        minute = Number(part.value);
+        break;
+      case 'timeZoneName':
+        zoneName = part.value;
+        break;
+    }
+  }
+  const weekday = new Date(0);
+  weekday.setUTCFullYear(year, month - 1, day);
+  const date = `${WEEKDAYS[weekday.getUTCDay()]}, ${MONTHS[month - 1]} ${day}, ${pad(year, 4)}`;
+  return `${date} at ${pad(hour, 2)}:${pad(minute, 2)} ${zoneName} (${timezone})`;
+}
+
+/** The calendar date (as a UTC midnight) of the instant in the zone; undefined for an invalid zone. */
+export function localDateUtc(epochMs: number, timezone: string): number | undefined {
+  const zone = IANAZone.create(timezone);
+  if (!zone.isValid) return undefined;
+  const offsetMinutes = zone.offset(epochMs);
+  if (!Number.isFinite(offsetMinutes)) return undefined;
+  return Math.floor((epochMs + offsetMinutes * 60_000) / DAY_MS) * DAY_MS;
 }

@@ -70,6 +70,8 @@ export class Scheduler {
   private timer: NodeJS.Timeout | undefined;
   private tick: Promise<unknown> | undefined;
   private wakeRequested = false;
+  /** When the timer fires, on `performance.now()`'s scale. */
+  private timerFiresAt = 0;
 
   constructor(options: SchedulerOptions) {
     this.store = options.store;
@@ -97,15 +99,31 @@ export class Scheduler {
     await this.tick;
   }
 
-  /** Runs a tick as soon as possible (a post was just set to publish now). */
+  /**
+   * The plan changed (a post was planned, or set to publish now): re-plans the sleep from the store,
+   * so that a tick runs at once when something is due now, else when the earliest due time comes. A
+   * tick under way re-plans so when it ends. (A full tick costs a dozen queries and a transaction; this,
+   * three index reads.)
+   */
   wake(): void {
     if (!this.running) return;
-    if (this.tick) this.wakeRequested = true;
-    else this.schedule(0);
+    if (this.tick) {
+      this.wakeRequested = true;
+      return;
+    }
+    let delayMs = 0;
+    try {
+      delayMs = this.wokenSleepMs();
+    } catch (error) {
+      // The caller's change is committed; a tick at once finds whatever it was.
+      this.log(`re-planning the publishing loop failed: ${(error as Error).stack ?? String(error)}`);
+    }
+    if (performance.now() + delayMs < this.timerFiresAt) this.schedule(delayMs);
   }
 
   private schedule(delayMs: number): void {
     clearTimeout(this.timer);
+    this.timerFiresAt = performance.now() + delayMs;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.tick = this.runOnce()
@@ -115,12 +133,17 @@ export class Scheduler {
         .finally(() => {
           this.tick = undefined;
           if (!this.running) return;
-          const again = this.wakeRequested;
+          const woken = this.wakeRequested;
           this.wakeRequested = false;
-          this.schedule(again ? 0 : this.sleepMs());
+          this.schedule(woken ? this.wokenSleepMs() : this.sleepMs());
         });
     }, delayMs);
     this.timer.unref?.();
+  }
+
+  /** After a change of plan: deliveries waiting to be sent (a post started at once) are due now. */
+  private wokenSleepMs(): number {
+    return this.store.deliveries.hasPending() ? 0 : this.sleepMs();
   }
 
   private sleepMs(): number {

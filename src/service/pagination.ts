@@ -7,7 +7,7 @@ export interface PageRequest {
   per_page?: number | undefined;
 }
 
-/** Reads one page: `count` and `list` are the store's, run inside one read. */
+/** Reads one page with the store's `count` and `list`; a short first page is its own count. */
 export function readPage<R, T>(
   request: PageRequest,
   count: () => number,
@@ -16,10 +16,18 @@ export function readPage<R, T>(
 ): Page<T> {
   const currentPage = request.page ?? 1;
   const perPage = request.per_page ?? PER_PAGE_DEFAULT;
-  const total = count();
   const offset = (currentPage - 1) * perPage;
-  // Past the last page there is nothing to read; the offset could even exceed SQLite's integer range.
-  const records = offset < total ? list({ limit: perPage, offset }) : [];
+  let records: R[];
+  let total: number;
+  if (offset === 0) {
+    records = list({ limit: perPage, offset });
+    // A first page that is not full holds every record: no need to count them.
+    total = records.length < perPage ? records.length : count();
+  } else {
+    total = count();
+    // Past the last page there is nothing to read; the offset could even exceed SQLite's integer range.
+    records = offset < total ? list({ limit: perPage, offset }) : [];
+  }
   const pagination: PageInfo = {
     currentPage,
     perPage,

@@ -1,6 +1,5 @@
-import { DateTime } from 'luxon';
 import { normalizeQueueTimes } from '../domain/queue.js';
-import { instantsOfWallClock } from '../domain/time.js';
+import { instantsOfWallClock, localDateUtc } from '../domain/time.js';
 import type { BrandRecord, Store } from '../ports.js';
 
 const BATCH = 256;
@@ -54,6 +53,16 @@ function slotsOfDay(
   return slots;
 }
 
+/** Queue times as minutes of the day, and the key naming the schedule (timezone and times). */
+function scheduleOf(timezone: string, queueTimes: readonly string[]): { minutes: number[]; key: string } {
+  const times = normalizeQueueTimes(queueTimes);
+  const minutes = times.map((t) => {
+    const [hour, minute] = t.split(':').map(Number) as [number, number];
+    return hour * 60 + minute;
+  });
+  return { minutes, key: `${timezone} ${times.join(' ')}` };
+}
+
 /**
  * The same slots as `queueSlotsAfter` (domain/queue.ts), in the same order: local days are stepped as
  * calendar dates (UTC arithmetic, no zone) and each day's slots come from `slotsOfDay`.
@@ -63,39 +72,53 @@ export function* cachedQueueSlotsAfter(
   timezone: string,
   queueTimes: readonly string[],
 ): Generator<number> {
-  const times = normalizeQueueTimes(queueTimes);
-  if (times.length === 0) return;
-  const minutes = times.map((t) => {
-    const [hour, minute] = t.split(':').map(Number) as [number, number];
-    return hour * 60 + minute;
-  });
-  const schedule = `${timezone} ${times.join(' ')}`;
+  const { minutes, key } = scheduleOf(timezone, queueTimes);
+  if (minutes.length === 0) return;
   // Start one local day early: an overlap can put a slot of "yesterday" after `afterMs`.
-  const start = DateTime.fromMillis(afterMs, { zone: timezone }).startOf('day').minus({ days: 1 });
-  if (!start.isValid) return;
-  for (let day = Date.UTC(start.year, start.month - 1, start.day); ; day += DAY_MS) {
-    for (const instant of slotsOfDay(schedule, timezone, minutes, day)) {
+  const today = localDateUtc(afterMs, timezone);
+  if (today === undefined) return;
+  for (let day = today - DAY_MS; ; day += DAY_MS) {
+    for (const instant of slotsOfDay(key, timezone, minutes, day)) {
       if (instant > afterMs) yield instant;
     }
   }
 }
 
+/** The first read of planned times is short: the free slot is usually right after the run. */
+const FIRST_BATCH = 16;
+
 /**
  * The earliest queue time of the brand after `nowMs` that no queued or scheduled post of the brand
  * holds. Walks the brand's slots and its planned due times (an index range, read in batches) side by
- * side, so the cost grows with the run of taken slots ahead, not with the number of posts stored.
+ * side, so the cost grows with the run of taken slots ahead, not with the number of posts stored. The
+ * store remembers the run walked (every slot before the free one is taken) until a change could free
+ * one of its times, so the next call starts where this one stopped.
  */
 export function nextFreeQueueSlot(store: Store, brand: BrandRecord, nowMs: number): number | undefined {
-  let taken = store.posts.plannedTimesFrom(brand.id, nowMs + 1, BATCH);
+  const schedule = scheduleOf(brand.timezone, brand.queueTimes).key;
+  const held = store.posts.heldQueueRun(brand.id, schedule);
+  // Every slot after held.afterMs and before held.untilMs is taken: the free one is at untilMs or later.
+  const known = held !== undefined && held.afterMs <= nowMs && held.untilMs > nowMs ? held : undefined;
+  const from = known ? known.untilMs - 1 : nowMs;
+  let batch = FIRST_BATCH;
+  let taken = store.posts.plannedTimesFrom(brand.id, from + 1, batch);
   let index = 0;
-  for (const slot of cachedQueueSlotsAfter(nowMs, brand.timezone, brand.queueTimes)) {
+  for (const slot of cachedQueueSlotsAfter(from, brand.timezone, brand.queueTimes)) {
     for (;;) {
       while (index < taken.length && taken[index]! < slot) index++;
-      if (index < taken.length || taken.length < BATCH) break;
-      taken = store.posts.plannedTimesFrom(brand.id, slot, BATCH);
+      if (index < taken.length || taken.length < batch) break;
+      batch = BATCH;
+      taken = store.posts.plannedTimesFrom(brand.id, slot, batch);
       index = 0;
     }
-    if (taken[index] !== slot) return slot;
+    if (taken[index] !== slot) {
+      store.posts.rememberHeldQueueRun(brand.id, {
+        schedule,
+        afterMs: known?.afterMs ?? nowMs,
+        untilMs: slot,
+      });
+      return slot;
+    }
   }
   return undefined;
 }

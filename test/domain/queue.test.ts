@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { queueSlotsAfter } from '../../src/domain/queue.js';
+import { cachedQueueSlotsAfter } from '../../src/service/queue-slot.js';
 
 const utc = (text: string) => Date.parse(text);
 
@@ -63,5 +64,41 @@ describe('queueSlotsAfter', () => {
 
   it('yields nothing without queue times', () => {
     expect(firstSlots('2026-11-21T12:00:00Z', 'UTC', [], 1)).toEqual([]);
+  });
+});
+
+describe('cachedQueueSlotsAfter (the service-side walk with slots kept per day)', () => {
+  const take = (slots: Iterable<number>, count: number) => {
+    const out: number[] = [];
+    for (const slot of slots) {
+      out.push(slot);
+      if (out.length === count) break;
+    }
+    return out;
+  };
+
+  it('yields exactly the slots of queueSlotsAfter, around DST changes and local midnights', () => {
+    const cases: Array<[string, string[]]> = [
+      ['America/New_York', ['09:00', '12:00', '17:00']],
+      ['America/New_York', ['01:30', '02:30', '23:59']],
+      ['Europe/London', ['00:30', '01:30']],
+      ['Australia/Lord_Howe', ['01:45', '02:15']],
+      ['America/Santiago', ['00:00', '23:30']],
+      ['Asia/Tokyo', ['00:00']],
+    ];
+    const starts = [
+      '2026-03-07T12:00:00Z',
+      '2026-03-29T00:59:59Z',
+      '2026-10-31T23:00:00Z',
+      '2026-04-04T13:30:00Z',
+    ];
+    for (const [timezone, times] of cases) {
+      for (const start of starts) {
+        const after = utc(start);
+        expect(take(cachedQueueSlotsAfter(after, timezone, times), 20)).toEqual(
+          take(queueSlotsAfter(after, timezone, times), 20),
+        );
+      }
+    }
   });
 });

@@ -1,8 +1,11 @@
+import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import {
+  describeLocalTime,
   formatLocalTime,
   formatTimestamp,
   instantsOfWallClock,
+  localDateUtc,
   parseWallClock,
   resolveLocalTime,
 } from '../../src/domain/time.js';
@@ -102,5 +105,61 @@ describe('resolveLocalTime', () => {
     expect(resolved.ok && formatLocalTime(resolved.epochMs, 'Pacific/Kiritimati')).toBe(
       '2026-12-31 23:59:59',
     );
+  });
+});
+
+describe('describeLocalTime', () => {
+  const zones = [
+    'America/New_York',
+    'Asia/Tokyo',
+    'Europe/London',
+    'Australia/Lord_Howe',
+    'America/Santiago',
+    'Asia/Kolkata',
+    'Pacific/Chatham',
+    'Africa/Casablanca',
+    'UTC',
+  ];
+  const luxonText = (epochMs: number, timezone: string) =>
+    `${DateTime.fromMillis(epochMs, { zone: timezone })
+      .setLocale('en-US')
+      .toFormat("cccc, LLLL d, yyyy 'at' HH:mm ZZZZ")} (${timezone})`;
+
+  it('writes the weekday, date, time and short zone name', () => {
+    expect(describeLocalTime(utc('2026-11-24T14:00:00Z'), 'America/New_York')).toBe(
+      'Tuesday, November 24, 2026 at 09:00 EST (America/New_York)',
+    );
+    expect(describeLocalTime(utc('2026-07-01T00:30:00Z'), 'Asia/Tokyo')).toBe(
+      'Wednesday, July 1, 2026 at 09:30 GMT+9 (Asia/Tokyo)',
+    );
+  });
+
+  it("is luxon's cccc, LLLL d, yyyy 'at' HH:mm ZZZZ in en-US, across DST changes and centuries", () => {
+    const instants = [
+      0,
+      utc('1890-03-01T12:00:00Z'),
+      utc('2099-12-31T23:59:59Z'),
+      utc('3000-02-28T05:00:00Z'),
+    ];
+    // Every 11 hours and 7 minutes through 2026: each zone's transitions, both sides.
+    for (let t = utc('2026-01-01T00:00:00Z'); t < utc('2027-01-01T00:00:00Z'); t += 40_000_000)
+      instants.push(t);
+    for (const timezone of zones) {
+      for (const epochMs of instants)
+        expect(describeLocalTime(epochMs, timezone)).toBe(luxonText(epochMs, timezone));
+    }
+  });
+
+  it('falls back to luxon for a zone or an instant it cannot read', () => {
+    expect(describeLocalTime(Number.NaN, 'America/New_York')).toBe(luxonText(Number.NaN, 'America/New_York'));
+    expect(describeLocalTime(0, 'Not/AZone')).toBe(luxonText(0, 'Not/AZone'));
+  });
+});
+
+describe('localDateUtc', () => {
+  it("is the instant's calendar date in the zone, as UTC midnight", () => {
+    expect(localDateUtc(utc('2026-11-24T03:00:00Z'), 'America/New_York')).toBe(utc('2026-11-23T00:00:00Z'));
+    expect(localDateUtc(utc('2026-11-24T16:00:00Z'), 'Asia/Tokyo')).toBe(utc('2026-11-25T00:00:00Z'));
+    expect(localDateUtc(0, 'Not/AZone')).toBeUndefined();
   });
 });

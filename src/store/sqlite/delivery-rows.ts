@@ -67,6 +67,14 @@ export class SqliteDeliveryStore implements DeliveryStore {
     return byPost;
   }
 
+  hasPending(): boolean {
+    return (
+      this.sql.get(
+        `SELECT 1 AS one FROM deliveries INDEXED BY deliveries_pending WHERE status = 'pending' LIMIT 1`,
+      ) !== undefined
+    );
+  }
+
   claimPending(limit: number, nowMs: number): DeliveryRecord[] {
     return this.sql.transaction(() => {
       const rows = this.sql.all(

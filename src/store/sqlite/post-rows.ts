@@ -1,5 +1,6 @@
 /** The PostStore port on SQLite. */
 import type {
+  HeldQueueRun,
   NewPost,
   PageWindow,
   PostChanges,
@@ -56,7 +57,45 @@ function where(brandId: number, filter: PostFilter): { sql: string; params: SqlV
 }
 
 export class SqlitePostStore implements PostStore {
+  /** By brand; true as of `heldRunsEpoch` (see Sql.changeEpoch), kept true by this store's writes. */
+  private readonly heldRuns = new Map<number, HeldQueueRun>();
+  private heldRunsEpoch = -1;
+
   constructor(private readonly sql: Sql) {}
+
+  heldQueueRun(brandId: number, schedule: string): HeldQueueRun | undefined {
+    const epoch = this.sql.changeEpoch();
+    if (epoch !== this.heldRunsEpoch) {
+      this.heldRuns.clear();
+      this.heldRunsEpoch = epoch;
+    }
+    const run = this.heldRuns.get(brandId);
+    return run?.schedule === schedule ? { ...run } : undefined;
+  }
+
+  rememberHeldQueueRun(brandId: number, run: HeldQueueRun): void {
+    const epoch = this.sql.changeEpoch();
+    if (epoch !== this.heldRunsEpoch) {
+      this.heldRuns.clear();
+      this.heldRunsEpoch = epoch;
+    }
+    this.heldRuns.set(brandId, { ...run });
+  }
+
+  /**
+   * A post of the brand due at `dueAtMs` may have stopped holding that time: the remembered run keeps
+   * only what lies after it. (A new post only holds more, so inserts leave the run alone.)
+   */
+  private mayHaveFreed(row: Row | undefined): void {
+    if (!row) return;
+    const brandId = Number(row.brand_id);
+    const run = this.heldRuns.get(brandId);
+    if (!run) return;
+    if (row.due_at_ms === null) return;
+    const dueAtMs = Number(row.due_at_ms);
+    if (dueAtMs <= run.afterMs || dueAtMs >= run.untilMs) return;
+    this.heldRuns.set(brandId, { ...run, afterMs: dueAtMs });
+  }
 
   insert(post: NewPost): number {
     return this.sql.run(
@@ -130,9 +169,10 @@ export class SqlitePostStore implements PostStore {
   }
 
   update(postId: number, changes: PostChanges, nowMs: number): void {
-    this.sql.run(
+    // The time the post held before is not returned: the brand's run is forgotten.
+    const row = this.sql.get(
       `UPDATE posts SET collection_id = ?, publish_mode = ?, status = ?, payload = ?, due_at_ms = ?, content_hash = ?,
-         updated_at_ms = ? WHERE id = ?`,
+         updated_at_ms = ? WHERE id = ? RETURNING brand_id`,
       changes.collectionId,
       changes.publishMode,
       changes.status,
@@ -142,20 +182,24 @@ export class SqlitePostStore implements PostStore {
       nowMs,
       postId,
     );
+    if (row) this.heldRuns.delete(Number(row.brand_id));
   }
 
   setStatus(postId: number, status: PostStatus, nowMs: number, publishedAtMs: number | null = null): void {
-    this.sql.run(
-      'UPDATE posts SET status = ?, updated_at_ms = ?, published_at_ms = COALESCE(?, published_at_ms) WHERE id = ?',
-      status,
-      nowMs,
-      publishedAtMs,
-      postId,
+    this.mayHaveFreed(
+      this.sql.get(
+        `UPDATE posts SET status = ?, updated_at_ms = ?, published_at_ms = COALESCE(?, published_at_ms) WHERE id = ?
+         RETURNING brand_id, due_at_ms`,
+        status,
+        nowMs,
+        publishedAtMs,
+        postId,
+      ),
     );
   }
 
   remove(postId: number): void {
-    this.sql.run('DELETE FROM posts WHERE id = ?', postId);
+    this.mayHaveFreed(this.sql.get('DELETE FROM posts WHERE id = ? RETURNING brand_id, due_at_ms', postId));
   }
 
   plannedTimesFrom(brandId: number, fromMs: number, limit: number): number[] {

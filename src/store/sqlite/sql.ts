@@ -1,4 +1,7 @@
-/** Prepared statements cached by SQL text, and transactions that nest. */
+/**
+ * Prepared statements cached by SQL text, transactions that nest, and the change epoch that caches of
+ * table contents compare (see `changeEpoch`).
+ */
 import type { SqlColumnStatement, SqlDatabase, SqlStatement, SqlValue } from './driver.js';
 
 export type Row = Record<string, SqlValue>;
@@ -7,6 +10,10 @@ export class Sql {
   private readonly statements = new Map<string, SqlStatement>();
   private readonly columnStatements = new Map<string, SqlColumnStatement>();
   private transactionDepth = 0;
+  private dataVersion: number | undefined;
+  private epoch = 0;
+  /** Whether `changeEpoch` read the data version since the write transaction under way began. */
+  private versionReadInTransaction = false;
 
   constructor(readonly db: SqlDatabase) {}
 
@@ -51,17 +58,39 @@ export class Sql {
     return Number(this.get(sql, ...params)?.n ?? 0);
   }
 
+  /**
+   * Moves on whenever this connection may see rows it did not write itself: another connection committed
+   * (SQLite's `PRAGMA data_version` changed), or one of its own transactions rolled back. A cache of
+   * table contents kept since the same epoch is still exact, provided it also forgets what this
+   * connection's own writes change. Inside a write transaction no other connection can commit, so the
+   * version is read once per transaction.
+   */
+  changeEpoch(): number {
+    if (this.transactionDepth > 0 && this.versionReadInTransaction) return this.epoch;
+    const version = Number((this.statement('PRAGMA data_version').get() as Row).data_version);
+    if (version !== this.dataVersion) {
+      this.dataVersion = version;
+      this.epoch++;
+    }
+    if (this.transactionDepth > 0) this.versionReadInTransaction = true;
+    return this.epoch;
+  }
+
   /** One write transaction; a transaction inside another joins it. */
   transaction<T>(work: () => T): T {
     if (this.transactionDepth > 0) return work();
-    this.db.exec('BEGIN IMMEDIATE');
+    // Prepared once: `exec` would parse these on every transaction.
+    this.statement('BEGIN IMMEDIATE').run();
     this.transactionDepth++;
+    this.versionReadInTransaction = false;
     try {
       const result = work();
-      this.db.exec('COMMIT');
+      this.statement('COMMIT').run();
       return result;
     } catch (error) {
-      this.db.exec('ROLLBACK');
+      // What the transaction read or wrote is gone: no cache may keep it.
+      this.epoch++;
+      this.statement('ROLLBACK').run();
       throw error;
     } finally {
       this.transactionDepth--;

@@ -31,10 +31,29 @@ import {
 import { type Row, Sql } from './sql.js';
 import { upsertBrand, upsertChannel, upsertCollection, upsertUser } from './workspace-upserts.js';
 
+/** Freezes a record and the arrays and records inside it: a cached answer must not be changed by a caller. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** How many workspace answers are kept before all are dropped (users × brands × pages, in practice few). */
+const WORKSPACE_ANSWERS_KEPT = 4096;
+
 export class SqliteStore implements Store {
   readonly posts: SqlitePostStore;
   readonly deliveries: SqliteDeliveryStore;
   readonly sandbox: SqliteSandboxOutbox;
+  /**
+   * Answers read from the workspace tables (users, brands, channels, collections and their links),
+   * which change rarely: by key, frozen, exact as of `workspaceEpoch` (see Sql.changeEpoch). This
+   * store's own workspace writes drop them all.
+   */
+  private readonly workspace = new Map<string, unknown>();
+  private workspaceEpoch = -1;
 
   private constructor(private readonly sql: Sql) {
     this.posts = new SqlitePostStore(sql);
@@ -57,6 +76,26 @@ export class SqliteStore implements Store {
       throw error;
     }
     return new SqliteStore(new Sql(db));
+  }
+
+  /** The answer kept under `key`, else `read()`'s, frozen and kept. */
+  private cached<T>(key: string, read: () => T): T {
+    const epoch = this.sql.changeEpoch();
+    if (epoch !== this.workspaceEpoch) {
+      this.workspace.clear();
+      this.workspaceEpoch = epoch;
+    }
+    if (this.workspace.has(key)) return this.workspace.get(key) as T;
+    const answer = deepFreeze(read());
+    if (this.workspace.size >= WORKSPACE_ANSWERS_KEPT) this.workspace.clear();
+    this.workspace.set(key, answer);
+    return answer;
+  }
+
+  /** A write to the workspace tables: every kept answer may be wrong now. */
+  private workspaceChanged<T>(result: T): T {
+    this.workspace.clear();
+    return result;
   }
 
   get driver(): SqlDatabase['driver'] {
@@ -93,8 +132,10 @@ export class SqliteStore implements Store {
   }
 
   getUser(userId: string): UserRecord | undefined {
-    const row = this.sql.get(`SELECT ${USER_COLUMNS} FROM users WHERE id = ?`, userId);
-    return row && toUser(row);
+    return this.cached(`getUser ${userId}`, () => {
+      const row = this.sql.get(`SELECT ${USER_COLUMNS} FROM users WHERE id = ?`, userId);
+      return row && toUser(row);
+    });
   }
 
   usersWithoutKey(): UserRecord[] {
@@ -104,81 +145,99 @@ export class SqliteStore implements Store {
   }
 
   setApiKeyHash(userId: string, apiKeyHash: string): void {
-    this.sql.run('UPDATE users SET api_key_hash = ? WHERE id = ?', apiKeyHash, userId);
+    this.workspaceChanged(this.sql.run('UPDATE users SET api_key_hash = ? WHERE id = ?', apiKeyHash, userId));
   }
 
   countBrandsOfUser(userId: string): number {
-    return this.sql.count('SELECT COUNT(*) AS n FROM user_brands WHERE user_id = ?', userId);
+    return this.cached(`countBrandsOfUser ${userId}`, () =>
+      this.sql.count('SELECT COUNT(*) AS n FROM user_brands WHERE user_id = ?', userId),
+    );
   }
 
   listBrandsOfUser(userId: string, window: PageWindow): BrandRecord[] {
-    return this.sql
-      .all(
-        // In user_brands' key order (user_id, brand_id): brand id order without sorting.
-        `SELECT ${BRAND_COLUMNS} FROM user_brands ub JOIN brands b ON b.id = ub.brand_id
+    return this.cached(`listBrandsOfUser ${window.limit} ${window.offset} ${userId}`, () =>
+      this.sql
+        .all(
+          // In user_brands' key order (user_id, brand_id): brand id order without sorting.
+          `SELECT ${BRAND_COLUMNS} FROM user_brands ub JOIN brands b ON b.id = ub.brand_id
        WHERE ub.user_id = ? ORDER BY ub.brand_id LIMIT ? OFFSET ?`,
-        userId,
-        window.limit,
-        window.offset,
-      )
-      .map(toBrand);
+          userId,
+          window.limit,
+          window.offset,
+        )
+        .map(toBrand),
+    );
   }
 
   findBrandOfUser(userId: string, brandId: number): BrandRecord | undefined {
-    const row = this.sql.get(
-      `SELECT ${BRAND_COLUMNS} FROM brands b JOIN user_brands ub ON ub.brand_id = b.id
+    return this.cached(`findBrandOfUser ${brandId} ${userId}`, () => {
+      const row = this.sql.get(
+        `SELECT ${BRAND_COLUMNS} FROM brands b JOIN user_brands ub ON ub.brand_id = b.id
        WHERE ub.user_id = ? AND b.id = ?`,
-      userId,
-      brandId,
-    );
-    return row && toBrand(row);
+        userId,
+        brandId,
+      );
+      return row && toBrand(row);
+    });
   }
 
   countChannels(brandId: number): number {
-    return this.sql.count('SELECT COUNT(*) AS n FROM channels WHERE brand_id = ?', brandId);
+    return this.cached(`countChannels ${brandId}`, () =>
+      this.sql.count('SELECT COUNT(*) AS n FROM channels WHERE brand_id = ?', brandId),
+    );
   }
 
   listChannels(brandId: number, window: PageWindow): ChannelRecord[] {
-    return this.sql
-      .all(
-        `SELECT ${CHANNEL_COLUMNS} FROM channels WHERE brand_id = ? ORDER BY id LIMIT ? OFFSET ?`,
-        brandId,
-        window.limit,
-        window.offset,
-      )
-      .map(toChannel);
+    return this.cached(`listChannels ${brandId} ${window.limit} ${window.offset}`, () =>
+      this.sql
+        .all(
+          `SELECT ${CHANNEL_COLUMNS} FROM channels WHERE brand_id = ? ORDER BY id LIMIT ? OFFSET ?`,
+          brandId,
+          window.limit,
+          window.offset,
+        )
+        .map(toChannel),
+    );
   }
 
   findChannel(brandId: number, channelId: number): ChannelRecord | undefined {
-    const row = this.sql.get(
-      `SELECT ${CHANNEL_COLUMNS} FROM channels WHERE brand_id = ? AND id = ?`,
-      brandId,
-      channelId,
-    );
-    return row && toChannel(row);
+    return this.cached(`findChannel ${brandId} ${channelId}`, () => {
+      const row = this.sql.get(
+        `SELECT ${CHANNEL_COLUMNS} FROM channels WHERE brand_id = ? AND id = ?`,
+        brandId,
+        channelId,
+      );
+      return row && toChannel(row);
+    });
   }
 
   countCollections(brandId: number): number {
-    return this.sql.count('SELECT COUNT(*) AS n FROM collections WHERE brand_id = ?', brandId);
+    return this.cached(`countCollections ${brandId}`, () =>
+      this.sql.count('SELECT COUNT(*) AS n FROM collections WHERE brand_id = ?', brandId),
+    );
   }
 
   listCollections(brandId: number, window: PageWindow): CollectionRecord[] {
-    const rows = this.sql.all(
-      `SELECT ${COLLECTION_COLUMNS} FROM collections WHERE brand_id = ? ORDER BY id LIMIT ? OFFSET ?`,
-      brandId,
-      window.limit,
-      window.offset,
-    );
-    return rows.map((row) => this.toCollection(row));
+    return this.cached(`listCollections ${brandId} ${window.limit} ${window.offset}`, () => {
+      const rows = this.sql.all(
+        `SELECT ${COLLECTION_COLUMNS} FROM collections WHERE brand_id = ? ORDER BY id LIMIT ? OFFSET ?`,
+        brandId,
+        window.limit,
+        window.offset,
+      );
+      return rows.map((row) => this.toCollection(row));
+    });
   }
 
   findCollection(brandId: number, collectionId: number): CollectionRecord | undefined {
-    const row = this.sql.get(
-      `SELECT ${COLLECTION_COLUMNS} FROM collections WHERE brand_id = ? AND id = ?`,
-      brandId,
-      collectionId,
-    );
-    return row && this.toCollection(row);
+    return this.cached(`findCollection ${brandId} ${collectionId}`, () => {
+      const row = this.sql.get(
+        `SELECT ${COLLECTION_COLUMNS} FROM collections WHERE brand_id = ? AND id = ?`,
+        brandId,
+        collectionId,
+      );
+      return row && this.toCollection(row);
+    });
   }
 
   private toCollection(row: Row): CollectionRecord {
@@ -241,18 +300,18 @@ export class SqliteStore implements Store {
   }
 
   upsertBrand(brand: BrandUpsert, nowMs: number): number {
-    return upsertBrand(this.sql, brand, nowMs);
+    return this.workspaceChanged(upsertBrand(this.sql, brand, nowMs));
   }
 
   upsertChannel(brandId: number, channel: ChannelUpsert, nowMs: number): number {
-    return upsertChannel(this.sql, brandId, channel, nowMs);
+    return this.workspaceChanged(upsertChannel(this.sql, brandId, channel, nowMs));
   }
 
   upsertCollection(brandId: number, collection: CollectionUpsert, nowMs: number): number {
-    return upsertCollection(this.sql, brandId, collection, nowMs);
+    return this.workspaceChanged(upsertCollection(this.sql, brandId, collection, nowMs));
   }
 
   upsertUser(user: UserUpsert, nowMs: number): string {
-    return upsertUser(this.sql, user, nowMs);
+    return this.workspaceChanged(upsertUser(this.sql, user, nowMs));
   }
 }
