@@ -135,7 +135,14 @@ export class Scheduler {
           if (!this.running) return;
           const woken = this.wakeRequested;
           this.wakeRequested = false;
-          this.schedule(woken ? this.wokenSleepMs() : this.sleepMs());
+          let delayMs = this.maxSleepMs;
+          try {
+            delayMs = woken ? this.wokenSleepMs() : this.sleepMs();
+          } catch (error) {
+            // A store that cannot be read now (busy, closing) is tried again on the longest sleep.
+            this.log(`planning the next publishing tick failed: ${(error as Error).stack ?? String(error)}`);
+          }
+          this.schedule(delayMs);
         });
     }, delayMs);
     this.timer.unref?.();

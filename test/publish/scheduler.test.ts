@@ -288,6 +288,57 @@ describe('scheduler loop', () => {
     }
   });
 
+  it('keeps running when the store cannot be read while it plans its next tick', async () => {
+    const realTime = openTestRuntime({ now: Date.now() });
+    const { store } = realTime.runtime;
+    let failing = true;
+    // The real store, whose next-due read fails as a busy or closing database would.
+    const posts = new Proxy(store.posts, {
+      get(target, key, receiver) {
+        if (key === 'nextDueAtMs' && failing) {
+          return () => {
+            throw new Error('database is locked');
+          };
+        }
+        const value = Reflect.get(target, key, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const logged: string[] = [];
+    const clock = { now: () => Date.now() };
+    const loop = new Scheduler({
+      store: new Proxy(store, { get: (target, key) => (key === 'posts' ? posts : Reflect.get(target, key)) }),
+      clock,
+      publisher: new SandboxPublisher(store.sandbox, clock),
+      maxSleepMs: 20,
+      log: (message) => logged.push(message),
+    });
+    try {
+      loop.start();
+      for (let i = 0; i < 100 && logged.length < 2; i++)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(logged[0]).toContain('planning the next publishing tick failed');
+      expect(logged.length).toBeGreaterThanOrEqual(2); // it tried again: the loop is alive
+      failing = false;
+      const created = await realTime.service.createPost({
+        brandId: 1,
+        collectionId: CONVERSATION,
+        publishMode: 'IMMEDIATE',
+        caption: 'After the failure',
+      });
+      loop.wake();
+      for (let i = 0; i < 100; i++) {
+        if ((await realTime.service.getPost({ brandId: 1, postId: created.id })).status === 'published')
+          break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect((await realTime.service.getPost({ brandId: 1, postId: created.id })).status).toBe('published');
+    } finally {
+      await loop.stop();
+      realTime.close();
+    }
+  });
+
   it('starts and stops idempotently and publishes an IMMEDIATE post when woken', async () => {
     const realTime = openTestRuntime({ now: Date.now() });
     const loop = new Scheduler({
