@@ -19,8 +19,17 @@ const VERSION = (
 
 async function runStdio(config: Config): Promise<void> {
   const handshake = startStdioHandshake({ version: VERSION, logging: !config.apiUrl });
-  await handshake.settled;
-  if (config.apiUrl) return runRemoteStdio(config, config.apiUrl, handshake);
+  try {
+    await handshake.settled;
+    if (config.apiUrl) await runRemoteStdio(config, config.apiUrl, handshake);
+    else await runLocalStdio(config, handshake);
+  } finally {
+    // stdin has been read from: released, so that a failed start exits rather than waits on it.
+    handshake.close();
+  }
+}
+
+async function runLocalStdio(config: Config, handshake: StdioHandshake): Promise<void> {
   const [
     { openLocalRuntime },
     { PublishingEventFeed },

@@ -107,6 +107,8 @@ export interface StdioHandshake {
   readonly ended: boolean;
   /** Lets stdin flow again, to the listener the server's transport has attached. */
   resume(): void;
+  /** Done with stdin (the session ended, or the server failed to start): nothing keeps the process alive. */
+  close(): void;
 }
 
 /**
@@ -171,6 +173,10 @@ export function startStdioHandshake(
     },
     resume: () => {
       stdin.resume();
+    },
+    close: () => {
+      finish();
+      stdin.destroy();
     },
   };
 }

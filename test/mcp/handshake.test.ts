@@ -201,6 +201,24 @@ describe('the built program over stdio', () => {
     expect(child.exitCode).toBeNull();
   });
 
+  it('reports a start-up failure found while loading on stderr, and exits 1, after answering initialize', async () => {
+    const child = spawnMain(
+      [],
+      childEnv({ SOCIAL_PUBLISHER_DATA_DIR: tempDir(), SOCIAL_PUBLISHER_API_KEY: 'not-a-key-of-this-store' }),
+    );
+    const out = collectLines(child);
+    let stderr = '';
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.stdin!.on('error', () => {});
+    child.stdin!.write(line(initialize(1, '2025-06-18')));
+    expect(await exited).toBe(1);
+    expect(out.lines.map((l) => l.id)).toEqual([1]);
+    expect(stderr).toContain('SOCIAL_PUBLISHER_API_KEY matches no user of this store');
+  });
+
   it('exits when stdin closes before a whole line arrived', async () => {
     const { child } = start();
     child.stdin!.end('{"jsonrpc":"2.0"');
