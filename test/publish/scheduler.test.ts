@@ -248,6 +248,20 @@ describe('scheduler with the webhook publisher', () => {
   });
 });
 
+/** The post's status once it is `wanted`, or after ~2 s of asking (the loop runs on real time). */
+async function statusWhenSettled(
+  service: LocalPublishingService,
+  postId: number | null,
+  wanted: string,
+) {
+  for (let i = 0; i < 100; i++) {
+    const { status } = await service.getPost({ brandId: 1, postId });
+    if (status === wanted) return status;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return (await service.getPost({ brandId: 1, postId })).status;
+}
+
 describe('scheduler loop', () => {
   it('publishes a post scheduled a moment ahead on time, not at its next long sleep', async () => {
     const realTime = openTestRuntime({ now: Date.now() });
@@ -327,12 +341,7 @@ describe('scheduler loop', () => {
         caption: 'After the failure',
       });
       loop.wake();
-      for (let i = 0; i < 100; i++) {
-        if ((await realTime.service.getPost({ brandId: 1, postId: created.id })).status === 'published')
-          break;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      expect((await realTime.service.getPost({ brandId: 1, postId: created.id })).status).toBe('published');
+      expect(await statusWhenSettled(realTime.service, created.id, 'published')).toBe('published');
     } finally {
       await loop.stop();
       realTime.close();
@@ -358,12 +367,7 @@ describe('scheduler loop', () => {
         caption: 'Woken',
       });
       loop.wake();
-      for (let i = 0; i < 100; i++) {
-        if ((await realTime.service.getPost({ brandId: 1, postId: created.id })).status === 'published')
-          break;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      expect((await realTime.service.getPost({ brandId: 1, postId: created.id })).status).toBe('published');
+      expect(await statusWhenSettled(realTime.service, created.id, 'published')).toBe('published');
       await loop.stop();
       await loop.stop();
     } finally {
