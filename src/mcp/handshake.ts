@@ -53,6 +53,9 @@ type RequestId = string | number;
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** Client capabilities whose shapes are plain objects: anything else is the server's to judge. */
+const PLAIN_CLIENT_CAPABILITIES = new Set(['experimental', 'roots', 'sampling', 'elicitation']);
+
 /**
  * An `initialize` request the SDK server is sure to accept, or undefined: anything unusual is left to
  * the server, whose reply then goes out as usual.
@@ -71,10 +74,8 @@ function initializeRequest(line: string): { id: RequestId; protocolVersion: stri
   const { capabilities, clientInfo } = params;
   if (!isObject(capabilities) || !isObject(clientInfo)) return undefined;
   if (typeof clientInfo.name !== 'string' || typeof clientInfo.version !== 'string') return undefined;
-  // Only the capabilities whose shapes are plain: anything else is the server's to judge.
-  const known = new Set(['experimental', 'roots', 'sampling', 'elicitation']);
   for (const [key, value] of Object.entries(capabilities)) {
-    if (!known.has(key) || !isObject(value)) return undefined;
+    if (!PLAIN_CLIENT_CAPABILITIES.has(key) || !isObject(value)) return undefined;
   }
   for (const key of Object.keys(clientInfo)) {
     if (key !== 'name' && key !== 'version' && key !== 'title') return undefined;

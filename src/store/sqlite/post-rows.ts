@@ -10,7 +10,7 @@ import type {
   PostStore,
 } from '../../ports.js';
 import type { SqlValue } from './driver.js';
-import type { Row, Sql } from './sql.js';
+import type { EpochMap, Row, Sql } from './sql.js';
 
 const COLUMNS = `id, brand_id, collection_id, user_id, publish_mode, status, payload, due_at_ms, idempotency_key, content_hash,
   created_at_ms, updated_at_ms, published_at_ms`;
@@ -57,29 +57,20 @@ function where(brandId: number, filter: PostFilter): { sql: string; params: SqlV
 }
 
 export class SqlitePostStore implements PostStore {
-  /** By brand; true as of `heldRunsEpoch` (see Sql.changeEpoch), kept true by this store's writes. */
-  private readonly heldRuns = new Map<number, HeldQueueRun>();
-  private heldRunsEpoch = -1;
+  /** By brand; exact as of the change epoch, kept exact by this store's writes. */
+  private readonly heldRuns: EpochMap<number, HeldQueueRun>;
 
-  constructor(private readonly sql: Sql) {}
+  constructor(private readonly sql: Sql) {
+    this.heldRuns = sql.epochMap();
+  }
 
   heldQueueRun(brandId: number, schedule: string): HeldQueueRun | undefined {
-    const epoch = this.sql.changeEpoch();
-    if (epoch !== this.heldRunsEpoch) {
-      this.heldRuns.clear();
-      this.heldRunsEpoch = epoch;
-    }
-    const run = this.heldRuns.get(brandId);
+    const run = this.heldRuns.current().get(brandId);
     return run?.schedule === schedule ? { ...run } : undefined;
   }
 
   rememberHeldQueueRun(brandId: number, run: HeldQueueRun): void {
-    const epoch = this.sql.changeEpoch();
-    if (epoch !== this.heldRunsEpoch) {
-      this.heldRuns.clear();
-      this.heldRunsEpoch = epoch;
-    }
-    this.heldRuns.set(brandId, { ...run });
+    this.heldRuns.current().set(brandId, { ...run });
   }
 
   /**
@@ -89,12 +80,12 @@ export class SqlitePostStore implements PostStore {
   private mayHaveFreed(row: Row | undefined): void {
     if (!row) return;
     const brandId = Number(row.brand_id);
-    const run = this.heldRuns.get(brandId);
+    const run = this.heldRuns.entries.get(brandId);
     if (!run) return;
     if (row.due_at_ms === null) return;
     const dueAtMs = Number(row.due_at_ms);
     if (dueAtMs <= run.afterMs || dueAtMs >= run.untilMs) return;
-    this.heldRuns.set(brandId, { ...run, afterMs: dueAtMs });
+    this.heldRuns.entries.set(brandId, { ...run, afterMs: dueAtMs });
   }
 
   insert(post: NewPost): number {
@@ -182,7 +173,7 @@ export class SqlitePostStore implements PostStore {
       nowMs,
       postId,
     );
-    if (row) this.heldRuns.delete(Number(row.brand_id));
+    if (row) this.heldRuns.entries.delete(Number(row.brand_id));
   }
 
   setStatus(postId: number, status: PostStatus, nowMs: number, publishedAtMs: number | null = null): void {

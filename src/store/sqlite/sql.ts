@@ -97,9 +97,35 @@ export class Sql {
     }
   }
 
+  /** A map of table contents this connection read, emptied whenever `changeEpoch` moves on. */
+  epochMap<K, V>(): EpochMap<K, V> {
+    return new EpochMap(this);
+  }
+
   close(): void {
     this.statements.clear();
     this.columnStatements.clear();
     this.db.close();
+  }
+}
+
+/**
+ * Entries exact as of the connection's change epoch: `current()` empties the map first when the epoch
+ * has moved on (another connection committed, or a transaction rolled back). The owner must still
+ * drop or correct what its own writes change (`entries`, without the epoch check).
+ */
+export class EpochMap<K, V> {
+  readonly entries = new Map<K, V>();
+  private epoch = -1;
+
+  constructor(private readonly sql: Sql) {}
+
+  current(): Map<K, V> {
+    const epoch = this.sql.changeEpoch();
+    if (epoch !== this.epoch) {
+      this.entries.clear();
+      this.epoch = epoch;
+    }
+    return this.entries;
   }
 }

@@ -28,7 +28,7 @@ import {
   toUser,
   USER_COLUMNS,
 } from './records.js';
-import { type Row, Sql } from './sql.js';
+import { type EpochMap, type Row, Sql } from './sql.js';
 import { upsertBrand, upsertChannel, upsertCollection, upsertUser } from './workspace-upserts.js';
 
 /** Freezes a record and the arrays and records inside it: a cached answer must not be changed by a caller. */
@@ -49,13 +49,13 @@ export class SqliteStore implements Store {
   readonly sandbox: SqliteSandboxOutbox;
   /**
    * Answers read from the workspace tables (users, brands, channels, collections and their links),
-   * which change rarely: by key, frozen, exact as of `workspaceEpoch` (see Sql.changeEpoch). This
-   * store's own workspace writes drop them all.
+   * which change rarely: by key, frozen, exact as of the change epoch. This store's own workspace
+   * writes drop them all.
    */
-  private readonly workspace = new Map<string, unknown>();
-  private workspaceEpoch = -1;
+  private readonly workspace: EpochMap<string, unknown>;
 
   private constructor(private readonly sql: Sql) {
+    this.workspace = sql.epochMap();
     this.posts = new SqlitePostStore(sql);
     this.deliveries = new SqliteDeliveryStore(sql);
     this.sandbox = new SqliteSandboxOutbox(sql);
@@ -80,21 +80,17 @@ export class SqliteStore implements Store {
 
   /** The answer kept under `key`, else `read()`'s, frozen and kept. */
   private cached<T>(key: string, read: () => T): T {
-    const epoch = this.sql.changeEpoch();
-    if (epoch !== this.workspaceEpoch) {
-      this.workspace.clear();
-      this.workspaceEpoch = epoch;
-    }
-    if (this.workspace.has(key)) return this.workspace.get(key) as T;
+    const answers = this.workspace.current();
+    if (answers.has(key)) return answers.get(key) as T;
     const answer = deepFreeze(read());
-    if (this.workspace.size >= WORKSPACE_ANSWERS_KEPT) this.workspace.clear();
-    this.workspace.set(key, answer);
+    if (answers.size >= WORKSPACE_ANSWERS_KEPT) answers.clear();
+    answers.set(key, answer);
     return answer;
   }
 
   /** A write to the workspace tables: every kept answer may be wrong now. */
   private workspaceChanged<T>(result: T): T {
-    this.workspace.clear();
+    this.workspace.entries.clear();
     return result;
   }
 
