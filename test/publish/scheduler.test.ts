@@ -249,11 +249,7 @@ describe('scheduler with the webhook publisher', () => {
 });
 
 /** The post's status once it is `wanted`, or after ~2 s of asking (the loop runs on real time). */
-async function statusWhenSettled(
-  service: LocalPublishingService,
-  postId: number | null,
-  wanted: string,
-) {
+async function statusWhenSettled(service: LocalPublishingService, postId: number | null, wanted: string) {
   for (let i = 0; i < 100; i++) {
     const { status } = await service.getPost({ brandId: 1, postId });
     if (status === wanted) return status;
