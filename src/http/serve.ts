@@ -1,23 +1,33 @@
 /**
  * `serve`: one HTTP listener with the REST API under /v1 and MCP (Streamable HTTP) at /mcp, both
  * authenticated with the same API keys. Bound to loopback, it refuses other Host and Origin headers
- * (DNS rebinding). SIGTERM/SIGINT stop it gracefully: no new requests, the ones under way finish.
+ * (DNS rebinding). Failed keys are throttled per client address across both (auth-throttle.ts).
+ * SIGTERM/SIGINT stop it gracefully: no new requests, the ones under way finish.
  */
 import type { AddressInfo } from 'node:net';
 import { serve as serveNode } from '@hono/node-server';
 import { Hono } from 'hono';
 import type { Config } from '../config.js';
+import { toErrorBody, UnauthenticatedError } from '../domain/errors.js';
 import type { LocalRuntime } from '../local-runtime.js';
 import type { InFlightCalls } from '../mcp/in-flight.js';
 import type { PublishingEventFeed } from '../mcp/logging.js';
 import { createMcpServer } from '../mcp/server.js';
 import { McpHttpSessions } from '../mcp/streamable-http.js';
+import type { UserRecord } from '../ports.js';
 import type { PublishingEngine } from '../publish/engine.js';
 import { createRestApp } from '../rest/app.js';
-import { bearerKey } from '../rest/auth.js';
+import { presentedKey } from '../rest/auth.js';
 import { errorResponse, routeNotFound } from '../rest/errors.js';
 import { authenticate, canSeeBrand } from '../service/acting-user.js';
 import { LocalPublishingService } from '../service/local-service.js';
+import {
+  type Admission,
+  AuthThrottle,
+  type AuthThrottleOptions,
+  clientAddress,
+  tooManyAttemptsResponse,
+} from './auth-throttle.js';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
@@ -46,6 +56,10 @@ export function createHttpApp(options: {
   loopbackOnly: boolean;
   log: (message: string, error: unknown) => void;
   idleTimeoutMs?: number;
+  /** MCP sessions one user may have open at once (default 100). */
+  maxMcpSessionsPerUser?: number;
+  /** Limits of the failed-key throttle, shared by /v1 and /mcp (defaults: 20 failures per 60 s). */
+  authThrottle?: AuthThrottleOptions;
 }): HttpApp {
   const { runtime } = options;
   // Over HTTP the caller is not on this machine: an upload path would read the server's files.
@@ -53,8 +67,8 @@ export function createHttpApp(options: {
   const serviceFor = (
     user: Parameters<typeof authenticate>[1] extends never ? never : ReturnType<typeof authenticate>,
   ) => new LocalPublishingService(deps, user);
+  const throttle = new AuthThrottle(options.authThrottle);
   const sessions = new McpHttpSessions({
-    authenticate: (apiKey) => authenticate(runtime.store, apiKey),
     createServer: (user, inFlight: InFlightCalls) =>
       createMcpServer(serviceFor(user), {
         name: 'social-publisher-mcp',
@@ -67,6 +81,7 @@ export function createHttpApp(options: {
         },
       }),
     idleTimeoutMs: options.idleTimeoutMs,
+    maxSessionsPerUser: options.maxMcpSessionsPerUser,
   });
   const app = new Hono();
   // A mounted app's handlers do not apply to the parent: errors and unknown routes are answered here.
@@ -98,17 +113,27 @@ export function createHttpApp(options: {
     });
   }
   app.all('/mcp', async (c) => {
-    let apiKey: string | undefined;
+    const apiKey = presentedKey(c.req.header('authorization'));
+    let admission: Admission<UserRecord>;
     try {
-      apiKey = bearerKey(c.req.header('authorization'));
-    } catch {
-      apiKey = undefined;
+      admission = throttle.authenticate(clientAddress(c.env), apiKey, () =>
+        authenticate(runtime.store, apiKey),
+      );
+    } catch (error) {
+      if (!(error instanceof UnauthenticatedError)) throw error;
+      return c.json(toErrorBody(error), 401, { 'www-authenticate': 'Bearer' });
     }
-    return sessions.handle(c.req.raw, apiKey);
+    if (!admission.admitted) return tooManyAttemptsResponse(admission.retryAfterSeconds);
+    return sessions.handle(c.req.raw, admission.value);
   });
   app.route(
     '/',
-    createRestApp({ authenticate: (key) => authenticate(runtime.store, key), serviceFor, log: options.log }),
+    createRestApp({
+      authenticate: (key) => authenticate(runtime.store, key),
+      serviceFor,
+      log: options.log,
+      authThrottle: throttle,
+    }),
   );
   return { app, sessions };
 }

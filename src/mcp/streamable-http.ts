@@ -1,22 +1,25 @@
 /**
  * MCP over Streamable HTTP: one MCP server per session, each acting as the user whose API key opened
- * it. Every request carries the key; a session answers only to its own user (another user's session id
- * is unknown to them). Sessions idle for too long are closed.
+ * it. Every request carries the key (checked by the caller, who passes the user in); a session answers
+ * only to its own user (another user's session id is unknown to them). Sessions idle for too long are
+ * closed. Bodies are bounded before they are read, and a user may hold only so many sessions at once:
+ * each holds an MCP server in memory until it is closed.
  */
 import { randomUUID } from 'node:crypto';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { toErrorBody, UnauthenticatedError } from '../domain/errors.js';
 import type { UserRecord } from '../ports.js';
 import { InFlightCalls } from './in-flight.js';
+import { declaresTooLarge, describeBytes, readBodyText } from './request-body.js';
 
 export interface McpHttpOptions {
-  /** The user an API key belongs to; throws UnauthenticatedError. */
-  authenticate(apiKey: string | undefined): UserRecord;
   createServer(user: UserRecord, inFlight: InFlightCalls): McpServer;
   idleTimeoutMs?: number;
+  /** Largest request body read (default 4 MiB); larger ones get 413. */
   maxRequestBodyBytes?: number;
+  /** Sessions one user may have open at once (default 100); one more `initialize` gets 429. */
+  maxSessionsPerUser?: number;
 }
 
 interface Session {
@@ -33,13 +36,34 @@ const jsonRpcError = (status: number, code: number, message: string, headers: Re
     headers: { 'content-type': 'application/json', ...headers },
   });
 
+/** "30 minutes", "2 seconds", "250 ms" */
+function describeDuration(ms: number): string {
+  const [amount, unit] =
+    ms % 60_000 === 0 ? [ms / 60_000, 'minute'] : ms % 1000 === 0 ? [ms / 1000, 'second'] : [ms, ''];
+  return unit ? `${amount} ${unit}${amount === 1 ? '' : 's'}` : `${amount} ms`;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 export class McpHttpSessions {
   private readonly sessions = new Map<string, Session>();
+  /** Every session of a user, counted from its creation (before its id exists) until it closes. */
+  private readonly sessionsOfUser = new Map<string, Set<Session>>();
   private readonly sweeper: NodeJS.Timeout;
   private readonly idleTimeoutMs: number;
+  private readonly maxBodyBytes: number;
+  private readonly maxSessionsPerUser: number;
 
   constructor(private readonly options: McpHttpOptions) {
     this.idleTimeoutMs = options.idleTimeoutMs ?? 30 * 60_000;
+    this.maxBodyBytes = options.maxRequestBodyBytes ?? 4 * 1024 * 1024;
+    this.maxSessionsPerUser = options.maxSessionsPerUser ?? 100;
     this.sweeper = setInterval(() => void this.closeIdle(), Math.min(60_000, this.idleTimeoutMs));
     this.sweeper.unref();
   }
@@ -48,37 +72,59 @@ export class McpHttpSessions {
     return this.sessions.size;
   }
 
-  async handle(request: Request, apiKey: string | undefined): Promise<Response> {
-    let user: UserRecord;
-    try {
-      user = this.options.authenticate(apiKey);
-    } catch (error) {
-      if (!(error instanceof UnauthenticatedError)) throw error;
-      return new Response(JSON.stringify(toErrorBody(error)), {
-        status: 401,
-        headers: { 'content-type': 'application/json', 'www-authenticate': 'Bearer' },
-      });
-    }
+  /** Answers one request of `user`, whose key the caller has checked. */
+  async handle(request: Request, user: UserRecord): Promise<Response> {
+    if (declaresTooLarge(request, this.maxBodyBytes)) return this.tooLarge();
     const sessionId = request.headers.get('mcp-session-id');
     if (sessionId) {
       const session = this.sessions.get(sessionId);
       // Another user's session does not exist for this one.
       if (!session || session.userId !== user.id) return jsonRpcError(404, -32001, 'Session not found');
       session.lastSeenMs = Date.now();
-      return session.transport.handleRequest(request);
+      if (request.method !== 'POST') return session.transport.handleRequest(request);
+      const text = await readBodyText(request, this.maxBodyBytes);
+      if (text === undefined) return this.tooLarge();
+      const body = parseJson(text);
+      if (body === undefined) return jsonRpcError(400, -32700, 'Parse error: Invalid JSON');
+      return session.transport.handleRequest(request, { parsedBody: body });
     }
     if (request.method !== 'POST')
       return jsonRpcError(400, -32000, 'Bad Request: no session; send initialize first');
-    const body: unknown = await request
-      .clone()
-      .json()
-      .catch(() => undefined);
+    const text = await readBodyText(request, this.maxBodyBytes);
+    if (text === undefined) return this.tooLarge();
+    const body = parseJson(text);
     const messages = Array.isArray(body) ? body : [body];
     if (!messages.some((message) => isInitializeRequest(message))) {
       return jsonRpcError(400, -32000, 'Bad Request: no valid session id; send initialize first');
     }
+    const open = this.sessionsOfUser.get(user.id)?.size ?? 0;
+    if (open >= this.maxSessionsPerUser) {
+      return jsonRpcError(
+        429,
+        -32000,
+        `Too many MCP sessions: this user has ${open} open MCP sessions, and the limit is ` +
+          `${this.maxSessionsPerUser} per user. Idle sessions close after ${describeDuration(this.idleTimeoutMs)}; ` +
+          'to end one now, send DELETE /mcp with its mcp-session-id header.',
+      );
+    }
     const session = await this.open(user);
-    return session.transport.handleRequest(request, { parsedBody: body });
+    try {
+      const response = await session.transport.handleRequest(request, { parsedBody: body });
+      // An initialize the transport refused opened no session: its place is free again.
+      if (!session.transport.sessionId) await this.close(session);
+      return response;
+    } catch (error) {
+      await this.close(session);
+      throw error;
+    }
+  }
+
+  private tooLarge(): Response {
+    return jsonRpcError(
+      413,
+      -32000,
+      `Payload Too Large: the request body may not be greater than ${describeBytes(this.maxBodyBytes)}.`,
+    );
   }
 
   private async open(user: UserRecord): Promise<Session> {
@@ -86,29 +132,43 @@ export class McpHttpSessions {
     const server = this.options.createServer(user, inFlight);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      maxRequestBodySize: this.options.maxRequestBodyBytes ?? 4 * 1024 * 1024,
+      maxRequestBodySize: this.maxBodyBytes,
       onsessioninitialized: (id) => {
         this.sessions.set(id, session);
       },
-      onsessionclosed: (id) => {
-        this.sessions.delete(id);
-      },
+      onsessionclosed: () => this.forget(session),
     });
     const session: Session = { userId: user.id, transport, server, inFlight, lastSeenMs: Date.now() };
-    transport.onclose = () => {
-      if (transport.sessionId) this.sessions.delete(transport.sessionId);
-    };
-    await server.connect(transport);
+    const ofUser = this.sessionsOfUser.get(user.id) ?? new Set<Session>();
+    this.sessionsOfUser.set(user.id, ofUser.add(session));
+    transport.onclose = () => this.forget(session);
+    try {
+      await server.connect(transport);
+    } catch (error) {
+      this.forget(session);
+      throw error;
+    }
     return session;
+  }
+
+  /** Drops a session from both maps, freeing its user's place; safe to call more than once. */
+  private forget(session: Session): void {
+    const id = session.transport.sessionId;
+    if (id && this.sessions.get(id) === session) this.sessions.delete(id);
+    const ofUser = this.sessionsOfUser.get(session.userId);
+    ofUser?.delete(session);
+    if (ofUser?.size === 0) this.sessionsOfUser.delete(session.userId);
+  }
+
+  private async close(session: Session): Promise<void> {
+    this.forget(session);
+    await session.server.close().catch(() => undefined);
   }
 
   private async closeIdle(): Promise<void> {
     const cutoff = Date.now() - this.idleTimeoutMs;
-    for (const [id, session] of this.sessions) {
-      if (session.lastSeenMs < cutoff) {
-        this.sessions.delete(id);
-        await session.server.close().catch(() => undefined);
-      }
+    for (const session of [...this.sessions.values()]) {
+      if (session.lastSeenMs < cutoff) await this.close(session);
     }
   }
 
@@ -117,6 +177,7 @@ export class McpHttpSessions {
     clearInterval(this.sweeper);
     const sessions = [...this.sessions.values()];
     this.sessions.clear();
+    this.sessionsOfUser.clear();
     await Promise.all(sessions.map((session) => session.inFlight.settled()));
     await Promise.all(sessions.map((session) => session.server.close().catch(() => undefined)));
   }

@@ -25,43 +25,83 @@ export interface UrlDownloaderOptions {
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
-/** Ranges no public file lives in (IANA special-purpose registries). */
-function specialRanges(): BlockList {
+/**
+ * Ranges no public file lives in: the IANA IPv4 and IPv6 Special-Purpose Address Registries, whole.
+ * Ranges that embed an IPv4 address (IPv4-mapped and -compatible, NAT64, 6to4, Teredo) are refused
+ * whole rather than decoded, whatever IPv4 address they carry: no public file needs them, a download
+ * has no business going through a translator or relay, and decoding would be one more parser to get
+ * wrong. (The allow-list does see an IPv4-mapped address as its IPv4 address, in either spelling.)
+ */
+export const SPECIAL_PURPOSE_RANGES: ReadonlyArray<readonly [network: string, prefix: number]> = [
+  // IPv4
+  ['0.0.0.0', 8], // "this network"
+  ['10.0.0.0', 8], // private
+  ['100.64.0.0', 10], // shared address space (carrier-grade NAT)
+  ['127.0.0.0', 8], // loopback
+  ['169.254.0.0', 16], // link-local (cloud metadata endpoints live here)
+  ['172.16.0.0', 12], // private
+  ['192.0.0.0', 24], // IETF protocol assignments
+  ['192.0.2.0', 24], // TEST-NET-1
+  ['192.31.196.0', 24], // AS112-v4
+  ['192.52.193.0', 24], // AMT
+  ['192.88.99.0', 24], // deprecated 6to4 relay anycast
+  ['192.168.0.0', 16], // private
+  ['192.175.48.0', 24], // direct delegation AS112 service
+  ['198.18.0.0', 15], // benchmarking
+  ['198.51.100.0', 24], // TEST-NET-2
+  ['203.0.113.0', 24], // TEST-NET-3
+  ['224.0.0.0', 4], // multicast
+  ['240.0.0.0', 4], // reserved
+  ['255.255.255.255', 32], // limited broadcast (inside 240/4; listed as the registry does)
+  // IPv6
+  ['::', 128], // unspecified
+  ['::1', 128], // loopback
+  ['::ffff:0:0', 96], // IPv4-mapped
+  ['::', 96], // IPv4-compatible (deprecated)
+  ['64:ff9b::', 96], // NAT64 well-known prefix
+  ['64:ff9b:1::', 48], // NAT64 local-use
+  ['100::', 64], // discard-only
+  ['100:0:0:1::', 64], // dummy prefix
+  ['2001::', 23], // IETF protocol assignments: Teredo 2001::/32, benchmarking 2001:2::/48, ORCHIDv2 2001:20::/28
+  ['2001:db8::', 32], // documentation
+  ['2002::', 16], // 6to4
+  ['2620:4f:8000::', 48], // direct delegation AS112 service
+  ['3fff::', 20], // documentation
+  ['5f00::', 16], // segment routing (SRv6) SIDs
+  ['fc00::', 7], // unique local
+  ['fe80::', 10], // link-local
+  ['fec0::', 10], // site-local (deprecated)
+  ['ff00::', 8], // multicast
+];
+
+/**
+ * One list per family: node's BlockList matches an IPv4 address against IPv6 rules as its IPv4-mapped
+ * form, so with ::ffff:0:0/96 in a shared list every IPv4 address, public ones too, would be refused.
+ */
+function specialRanges(family: 'ipv4' | 'ipv6'): BlockList {
   const list = new BlockList();
-  for (const [network, prefix] of [
-    ['0.0.0.0', 8],
-    ['10.0.0.0', 8],
-    ['100.64.0.0', 10],
-    ['127.0.0.0', 8],
-    ['169.254.0.0', 16],
-    ['172.16.0.0', 12],
-    ['192.0.0.0', 24],
-    ['192.0.2.0', 24],
-    ['192.168.0.0', 16],
-    ['198.18.0.0', 15],
-    ['198.51.100.0', 24],
-    ['203.0.113.0', 24],
-    ['224.0.0.0', 4],
-    ['240.0.0.0', 4],
-  ] as const) {
-    list.addSubnet(network, prefix, 'ipv4');
-  }
-  for (const [network, prefix] of [
-    ['::', 128],
-    ['::1', 128],
-    ['64:ff9b::', 96],
-    ['100::', 64],
-    ['2001:db8::', 32],
-    ['fc00::', 7],
-    ['fe80::', 10],
-    ['fec0::', 10],
-    ['::', 96],
-    ['::ffff:0:0', 96],
-    ['ff00::', 8],
-  ] as const) {
-    list.addSubnet(network, prefix, 'ipv6');
+  for (const [network, prefix] of SPECIAL_PURPOSE_RANGES) {
+    if ((isIP(network) === 6 ? 'ipv6' : 'ipv4') === family) list.addSubnet(network, prefix, family);
   }
   return list;
+}
+
+/** The IPv4 address an IPv4-mapped IPv6 address stands for, in either spelling (::ffff:7f00:1 too). */
+function mappedIPv4(address: string): string | undefined {
+  const dotted = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
+  if (dotted) return dotted;
+  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
+  if (!hex) return undefined;
+  const [high, low] = [Number.parseInt(hex[1]!, 16), Number.parseInt(hex[2]!, 16)];
+  return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
+}
+
+const SPECIAL_IPV4 = specialRanges('ipv4');
+const SPECIAL_IPV6 = specialRanges('ipv6');
+
+/** The address is in a special-purpose range (whatever an allow-list says). */
+export function isSpecialPurposeAddress(address: string): boolean {
+  return isIP(address) === 6 ? SPECIAL_IPV6.check(address, 'ipv6') : SPECIAL_IPV4.check(address, 'ipv4');
 }
 
 function allowList(entries: readonly string[]): BlockList {
@@ -79,7 +119,6 @@ function allowList(entries: readonly string[]): BlockList {
 const urlError = (text: string) => ValidationError.single('url', text);
 
 export class UrlDownloader implements MediaDownloader {
-  private readonly special = specialRanges();
   private readonly allowed: BlockList;
   private readonly stallMs: number;
   /** undici is loaded, and the agent made, on the first download: most sessions never fetch a URL. */
@@ -111,12 +150,10 @@ export class UrlDownloader implements MediaDownloader {
 
   /** Why an address may not be fetched, or undefined when it may. */
   private refusal(address: string): string | undefined {
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-    const plain = mapped ?? address;
-    const family = isIP(plain) === 6 ? 'ipv6' : 'ipv4';
-    if (this.allowed.check(plain, family)) return undefined;
-    if (this.special.check(plain, family)) {
-      return `The url points to a private or local network address (${plain}), which is not allowed.`;
+    const plain = mappedIPv4(address) ?? address;
+    if (this.allowed.check(plain, isIP(plain) === 6 ? 'ipv6' : 'ipv4')) return undefined;
+    if (isSpecialPurposeAddress(address)) {
+      return `The url points to a private or local network address (${address}), which is not allowed.`;
     }
     return undefined;
   }

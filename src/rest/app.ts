@@ -10,9 +10,10 @@ import { coerceArguments } from '../domain/lenient-input.js';
 import { attributeName } from '../domain/messages.js';
 import { ListPostsRequest, QueueRequest } from '../domain/post-schemas.js';
 import { BrandPageRequest, ListBrandsRequest } from '../domain/schemas.js';
+import { AuthThrottle, clientAddress, tooManyAttemptsResponse } from '../http/auth-throttle.js';
 import type { UserRecord } from '../ports.js';
 import type { LocalPublishingService } from '../service/local-service.js';
-import { bearerKey } from './auth.js';
+import { bearerKey, presentedKey } from './auth.js';
 import { errorResponse, jsonBody, routeNotFound } from './errors.js';
 import { receiveMediaUpload } from './multipart.js';
 import { openApiDocument } from './openapi.js';
@@ -23,6 +24,11 @@ export interface RestOptions {
   authenticate(apiKey: string): UserRecord;
   serviceFor(user: UserRecord): LocalPublishingService;
   log: (message: string, error: unknown) => void;
+  /**
+   * Counts failed key checks per client address; pass the one /mcp uses so that both count together.
+   * Default: a throttle of its own with the default limits.
+   */
+  authThrottle?: AuthThrottle;
 }
 
 type Env = { Variables: { service: LocalPublishingService } };
@@ -68,9 +74,14 @@ export function createRestApp(options: RestOptions): Hono<Env> {
 
   app.get('/v1/openapi.json', (c) => c.json(openApiDocument()));
 
+  const throttle = options.authThrottle ?? new AuthThrottle();
   app.use('/v1/*', async (c, next) => {
-    const user = options.authenticate(bearerKey(c.req.header('authorization')));
-    c.set('service', options.serviceFor(user));
+    const header = c.req.header('authorization');
+    const admission = throttle.authenticate(clientAddress(c.env), presentedKey(header), () =>
+      options.authenticate(bearerKey(header)),
+    );
+    if (!admission.admitted) return tooManyAttemptsResponse(admission.retryAfterSeconds);
+    c.set('service', options.serviceFor(admission.value));
     await next();
   });
   // JSON bodies are read whole: bound them. (The media upload streams and has its own limit.)

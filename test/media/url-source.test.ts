@@ -203,12 +203,50 @@ describe('addresses and schemes refused before connecting', () => {
     expect(server.requests).toEqual([]);
   });
 
+  // One address in each range of the IANA IPv4 and IPv6 Special-Purpose Address Registries.
   it.each([
-    'http://192.168.1.10/a.png',
-    'http://10.1.2.3/a.png',
-    'https://169.254.169.254/latest',
-    'http://[fc00::5]/a.png',
-  ])('refuses the literal private address of %s', async (url) => {
+    'http://0.1.2.3/a.png', // 0.0.0.0/8
+    'http://10.1.2.3/a.png', // 10.0.0.0/8
+    'http://100.127.255.254/a.png', // 100.64.0.0/10
+    'http://127.0.0.2/a.png', // 127.0.0.0/8
+    'https://169.254.169.254/latest', // 169.254.0.0/16
+    'http://172.31.255.1/a.png', // 172.16.0.0/12
+    'http://192.0.0.9/a.png', // 192.0.0.0/24
+    'http://192.0.2.1/a.png', // 192.0.2.0/24
+    'http://192.31.196.1/a.png', // 192.31.196.0/24
+    'http://192.52.193.1/a.png', // 192.52.193.0/24
+    'http://192.88.99.1/a.png', // 192.88.99.0/24
+    'http://192.168.1.10/a.png', // 192.168.0.0/16
+    'http://192.175.48.1/a.png', // 192.175.48.0/24
+    'http://198.19.255.1/a.png', // 198.18.0.0/15
+    'http://198.51.100.7/a.png', // 198.51.100.0/24
+    'http://203.0.113.7/a.png', // 203.0.113.0/24
+    'http://239.255.255.250/a.png', // 224.0.0.0/4
+    'http://240.0.0.1/a.png', // 240.0.0.0/4
+    'http://255.255.255.255/a.png', // 255.255.255.255/32
+    'http://[::]/a.png', // ::/128
+    'http://[::1]/a.png', // ::1/128
+    'http://[::ffff:8.8.8.8]/a.png', // ::ffff:0:0/96, whatever IPv4 address it carries
+    'http://[::8.8.8.8]/a.png', // ::/96
+    'http://[64:ff9b::808:808]/a.png', // 64:ff9b::/96 (NAT64 of 8.8.8.8)
+    'http://[64:ff9b:1::1]/a.png', // 64:ff9b:1::/48
+    'http://[100::1]/a.png', // 100::/64
+    'http://[100:0:0:1::1]/a.png', // 100:0:0:1::/64
+    'http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/a.png', // 2001::/23 (Teredo, 2001::/32)
+    'http://[2001:2::1]/a.png', // 2001::/23 (benchmarking, 2001:2::/48)
+    'http://[2001:20::1]/a.png', // 2001::/23 (ORCHIDv2, 2001:20::/28)
+    'http://[2001:1ff:ffff::1]/a.png', // 2001::/23, its last /32
+    'http://[2001:db8::1]/a.png', // 2001:db8::/32
+    'http://[2002:808:808::1]/a.png', // 2002::/16 (6to4 of 8.8.8.8)
+    'http://[2620:4f:8000::1]/a.png', // 2620:4f:8000::/48
+    'http://[3fff:fff::1]/a.png', // 3fff::/20
+    'http://[5f00::1]/a.png', // 5f00::/16
+    'http://[fc00::5]/a.png', // fc00::/7
+    'http://[fdff::1]/a.png', // fc00::/7
+    'http://[fe80::1]/a.png', // fe80::/10
+    'http://[fec0::1]/a.png', // fec0::/10
+    'http://[ff02::1]/a.png', // ff00::/8
+  ])('refuses the literal special-purpose address of %s', async (url) => {
     const errors = await expectValidation(uploadUrl(url));
     expect(errors).toEqual({ url: [expect.stringMatching(PRIVATE)] });
     await expectNothingKept(world);

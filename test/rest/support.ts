@@ -6,6 +6,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
+import type { AuthThrottleOptions } from '../../src/http/auth-throttle.js';
 import { createHttpApp, type HttpApp, listen, type RunningServer } from '../../src/http/serve.js';
 import { openTestRuntime, type TestRuntime } from '../support/local.js';
 
@@ -41,7 +42,14 @@ export interface RestWorld {
   close(): Promise<void>;
 }
 
-export function openRestWorld(): RestWorld {
+/**
+ * Requests through `app.request` have no socket: they all count as one client address ('unknown'). The
+ * suites that send wrong keys by the hundred (auth, fuzz) would trip the failed-key throttle, so the
+ * world raises its limit unless told otherwise; auth-throttle.test.ts tests the real limits.
+ */
+const UNTHROTTLED: AuthThrottleOptions = { maxFailures: 1_000_000 };
+
+export function openRestWorld(options: { authThrottle?: AuthThrottleOptions } = {}): RestWorld {
   const rt = openTestRuntime();
   const ids = rt.importWorkspace({
     brands: [
@@ -70,6 +78,7 @@ export function openRestWorld(): RestWorld {
     version: 'test',
     loopbackOnly: true,
     log: (message, error) => logged.push({ message, error }),
+    authThrottle: options.authThrottle ?? UNTHROTTLED,
   });
   return {
     rt,
