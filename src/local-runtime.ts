@@ -1,4 +1,8 @@
-/** Opens the embedded service: the SQLite store and media directory under the data directory. */
+/**
+ * Opens the embedded service: the SQLite store and media directory under the data directory. Storage
+ * that cannot be used (a read-only or unwritable directory, a file that is not a database, a disk too
+ * full to open the store) is refused here, with a StorageStartError naming the path and the fix.
+ */
 import { join } from 'node:path';
 import type { Config } from './config.js';
 import { UrlDownloader } from './media/url-download.js';
@@ -7,6 +11,7 @@ import type { LocalServiceDeps } from './service/local-service.js';
 import { ensureDemoWorkspace } from './service/workspace.js';
 import { MediaDirectory } from './store/media-directory.js';
 import { SqliteStore } from './store/sqlite/sqlite-store.js';
+import { assertWritableDirectory } from './store/writable-directory.js';
 
 export const DATABASE_FILE = 'social-publisher.sqlite';
 
@@ -21,6 +26,11 @@ export function openLocalRuntime(
   options: { clock?: Clock; withDemo?: boolean } = {},
 ): LocalRuntime {
   const clock = options.clock ?? systemClock;
+  assertWritableDirectory(
+    config.dataDir,
+    'data directory',
+    `SQLite needs to write ${DATABASE_FILE} and its -wal/-shm files there.`,
+  );
   const store = SqliteStore.open(join(config.dataDir, DATABASE_FILE));
   try {
     const media = new MediaDirectory(join(config.dataDir, 'media'));

@@ -97,6 +97,66 @@ export function toErrorBody(error: ServiceError): ErrorBody {
   };
 }
 
+// ------------------------------------------------------------------------------- storage faults
+
+/**
+ * 507: the disk holding the data directory is full, so a write was refused and nothing of the request
+ * was saved (its transaction rolled back, a staged file removed). Not the caller's fault and not
+ * transient: it lasts until someone frees space. `cause` is the real fault (SQLITE_FULL, ENOSPC), for
+ * the operator's log.
+ */
+export class StorageFullError extends Error {
+  readonly status = 507;
+  /** For the operator's log, beside the cause. */
+  readonly reason = 'the disk holding the data directory is full';
+  constructor(options?: ErrorOptions) {
+    super('Insufficient Storage.', options);
+    this.name = 'StorageFullError';
+  }
+}
+
+/**
+ * 503: the data directory or the database file stopped being writable while the server ran (remounted
+ * read-only, permissions changed), so nothing of the request was saved; reads still work. Lasts until
+ * someone makes it writable again. `cause` is the real fault (SQLITE_READONLY, EROFS, EACCES).
+ */
+export class StorageReadOnlyError extends Error {
+  readonly status = 503;
+  /** For the operator's log, beside the cause. */
+  readonly reason = 'the data directory is not writable';
+  constructor(options?: ErrorOptions) {
+    super('Service Unavailable.', options);
+    this.name = 'StorageReadOnlyError';
+  }
+}
+
+export type StorageFault = StorageFullError | StorageReadOnlyError;
+
+export function isStorageFault(error: unknown): error is StorageFault {
+  return error instanceof StorageFullError || error instanceof StorageReadOnlyError;
+}
+
+/** The spec's error body for a storage fault: `errors.storage` says what happened and what must change. */
+export function storageFaultBody(error: StorageFault): ErrorBody {
+  const storage =
+    error instanceof StorageFullError
+      ? "The server's disk is full, so nothing was saved. Free space on the server, then try again."
+      : "The server's data directory is no longer writable, so nothing was saved. Make it writable on the server again, then try again.";
+  return { status: 'error', message: error.message, errors: { storage } };
+}
+
+/**
+ * The local store cannot be used, found while opening it at start: a read-only or unwritable data
+ * directory, a database file that is not a readable SQLite database. The message names the path and
+ * the fix; the program prints it and exits 1 instead of starting and failing every write.
+ */
+export class StorageStartError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'StorageStartError';
+  }
+}
+
 /** Merges field errors: every message of every field, each once. */
 export function mergeFieldErrors(...sets: FieldErrors[]): FieldErrors {
   const merged = new Map<string, string[]>();

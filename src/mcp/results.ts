@@ -6,7 +6,16 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { isServiceError, NotFoundError, toErrorBody, ValidationError } from '../domain/errors.js';
+import {
+  isServiceError,
+  isStorageFault,
+  NotFoundError,
+  type StorageFault,
+  StorageFullError,
+  storageFaultBody,
+  toErrorBody,
+  ValidationError,
+} from '../domain/errors.js';
 import { Pagination } from '../domain/schemas.js';
 import { listBody as pageBody } from '../service/pagination.js';
 import type { Page } from '../service/publishing-service.js';
@@ -93,7 +102,20 @@ function isAbortReason(error: unknown): boolean {
   );
 }
 
-/** Converts whatever a tool threw into a tool result; unexpected errors are logged, not shown. */
+/**
+ * A storage fault for an assistant, which would otherwise retry: what happened, that nothing was saved,
+ * and that no retry can succeed until someone acts on the server.
+ */
+function storageFaultText(error: StorageFault): string {
+  return error instanceof StorageFullError
+    ? "The server's disk is full, so nothing was saved. Do not retry: it cannot succeed until the server's operator frees space on its disk. Tell the user."
+    : "The server's data directory is no longer writable (read-only or its permissions changed), so nothing was saved. Do not retry: it cannot succeed until the server's operator makes it writable again. Tell the user.";
+}
+
+/**
+ * Converts whatever a tool threw into a tool result; unexpected errors are logged, not shown. A storage
+ * fault is shown for what it is and its real cause logged once.
+ */
 export function errorResult(error: unknown, log: (message: string, error: unknown) => void): CallToolResult {
   if (error instanceof ConfirmationDeclinedError) {
     const text = `${error.message}\nDo not try again unless the user asks for it.`;
@@ -108,6 +130,14 @@ export function errorResult(error: unknown, log: (message: string, error: unknow
       isError: true,
       content: [{ type: 'text', text: errorText(error) }],
       structuredContent: toErrorBody(error) as unknown as Record<string, unknown>,
+    };
+  }
+  if (isStorageFault(error)) {
+    log(`tool call failed, nothing saved: ${error.reason}`, error.cause ?? error);
+    return {
+      isError: true,
+      content: [{ type: 'text', text: storageFaultText(error) }],
+      structuredContent: storageFaultBody(error) as unknown as Record<string, unknown>,
     };
   }
   // A call the client cancelled is not a failure of ours; its result is never sent anyway.

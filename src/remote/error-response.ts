@@ -1,10 +1,18 @@
 /**
  * A REST error answer turned back into the service's typed errors, so remote mode fails exactly as
  * local mode does: the spec's 422 body → ValidationError, its 404 body → NotFoundError, any 401 →
- * UnauthenticatedError. Anything else (another status, or a body not in the spec's form, such as a
- * proxy's HTML page) is a plain Error naming the request and the status.
+ * UnauthenticatedError, a 507 → StorageFullError and a 503 whose body names `storage` →
+ * StorageReadOnlyError (the server's storage faults). Anything else (another status, or a body not in
+ * the spec's form, such as a proxy's HTML page) is a plain Error naming the request and the status.
  */
-import { type FieldErrors, NotFoundError, UnauthenticatedError, ValidationError } from '../domain/errors.js';
+import {
+  type FieldErrors,
+  NotFoundError,
+  StorageFullError,
+  StorageReadOnlyError,
+  UnauthenticatedError,
+  ValidationError,
+} from '../domain/errors.js';
 import { isPlainObject } from '../domain/validation.js';
 
 /** The parsed JSON of a body, or undefined when it is not JSON. */
@@ -59,6 +67,13 @@ export function errorFromResponse(
   if (status === 404 && object) {
     const notFound = notFoundOf(object);
     if (notFound) return notFound;
+  }
+  // The cause says whose storage it is: the server's, not this process's.
+  const answered = { cause: new Error(`${context.request} answered ${status}`) };
+  if (status === 507) return new StorageFullError(answered);
+  // A 503 of a proxy or a restarting server is not a storage fault: only the body says it is.
+  if (status === 503 && isPlainObject(object?.errors) && 'storage' in object.errors) {
+    return new StorageReadOnlyError(answered);
   }
 
   const serverMessage =

@@ -1,10 +1,16 @@
-/** Errors → HTTP, in one place: the spec's bodies and statuses; anything unexpected is a logged 500. */
+/**
+ * Errors → HTTP, in one place: the spec's bodies and statuses; a storage fault is a 507 (disk full) or
+ * 503 (data directory no longer writable) whose body says so, with the real fault logged once; anything
+ * unexpected is a logged 500.
+ */
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import {
   type ErrorBody,
   isServiceError,
+  isStorageFault,
   NotFoundError,
+  storageFaultBody,
   toErrorBody,
   ValidationError,
 } from '../domain/errors.js';
@@ -17,7 +23,12 @@ export function errorResponse(
   if (isServiceError(error)) {
     return c.json(toErrorBody(error), error.status as ContentfulStatusCode);
   }
-  log(`${c.req.method} ${new URL(c.req.url).pathname} failed`, error);
+  const request = `${c.req.method} ${new URL(c.req.url).pathname}`;
+  if (isStorageFault(error)) {
+    log(`${request} failed, nothing saved: ${error.reason}`, error.cause ?? error);
+    return c.json(storageFaultBody(error), error.status);
+  }
+  log(`${request} failed`, error);
   const body: ErrorBody = { status: 'error', message: 'Server Error', errors: {} };
   return c.json(body, 500);
 }

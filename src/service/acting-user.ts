@@ -55,14 +55,17 @@ export function resolveLocalUser(store: Store, apiKey: string | undefined): User
 
 /**
  * Over HTTP no well-known key is accepted: each user without a key (the demo user of a fresh store) gets
- * a new random one. Returns the new keys, to be shown once; only their hashes are kept.
+ * a new random one. Returns the new keys, to be shown once; only their hashes are kept. Several `serve`
+ * may start at once: a key is only set where none is, and only a key that was set is returned, so no
+ * process shows a key that another one's replaced.
  */
 export function issueMissingApiKeys(store: Store): Array<{ user: UserRecord; apiKey: string }> {
   return store.transaction(() =>
-    store.usersWithoutKey().map((user) => {
+    store.usersWithoutKey().flatMap((user) => {
       const apiKey = `spk_${randomBytes(24).toString('base64url')}`;
-      store.setApiKeyHash(user.id, hashApiKey(apiKey));
-      return { user, apiKey };
+      const hash = hashApiKey(apiKey);
+      store.setApiKeyHash(user.id, hash);
+      return store.findUserByKeyHash(hash)?.user.id === user.id ? [{ user, apiKey }] : [];
     }),
   );
 }

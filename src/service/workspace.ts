@@ -142,7 +142,11 @@ export function demoWorkspace(): Workspace {
   };
 }
 
-/** Gives an empty store the demo workspace; true when it did. Safe when two processes start at once. */
+/**
+ * Gives an empty store the demo workspace; true when it did. Safe when several processes start at
+ * once: the store is found empty and filled under one write lock, so one of them creates the demo and
+ * the others find it.
+ */
 export function ensureDemoWorkspace(store: Store, clock: Clock): boolean {
   return store.transaction(() => {
     if (!store.isEmpty()) return false;

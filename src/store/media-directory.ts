@@ -1,25 +1,35 @@
 /**
  * The MediaStore port on a directory: files are streamed into `staging/` while hashed and measured,
  * then renamed into `<brandId>/<mediaId>` once accepted. A rejected or interrupted upload leaves
- * nothing behind.
+ * nothing behind. A write the disk refuses (full, read-only) is the service's typed storage fault.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { createWriteStream, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createWriteStream, readdirSync, rmSync, statSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
+import { StorageFullError, StorageReadOnlyError } from '../domain/errors.js';
 import type { MediaStore, StagedMedia, TransferOptions } from '../ports.js';
+import { assertWritableDirectory, isNoSpace, writeRefusal } from './writable-directory.js';
 
 /** Enough leading bytes for any type sniffer to decide. */
 const HEAD_BYTES = 4100;
 
+/** A write to the media directory the file system refused, as the service's storage fault. */
+function mediaWriteFault(error: unknown): unknown {
+  if (isNoSpace(error)) return new StorageFullError({ cause: error });
+  if (writeRefusal(error)) return new StorageReadOnlyError({ cause: error });
+  return error;
+}
+
 export class MediaDirectory implements MediaStore {
   private readonly staging: string;
 
+  /** Refuses (StorageStartError) a media directory this process cannot write. */
   constructor(private readonly root: string) {
     this.staging = join(root, 'staging');
-    mkdirSync(this.staging, { recursive: true });
+    assertWritableDirectory(this.staging, 'media directory', 'uploaded media files are kept there.');
     this.removeAbandoned();
   }
 
@@ -48,8 +58,12 @@ export class MediaDirectory implements MediaStore {
     const path = join(this.staging, token);
     const out = createWriteStream(path, { flags: 'wx' });
     // Errors surface through `once(out, 'drain')` and `finished(out)`; without a listener a write still in
-    // flight when the transfer fails would be thrown at the process.
-    out.on('error', () => undefined);
+    // flight when the transfer fails would be thrown at the process. Kept: only the file's own errors are
+    // storage faults (a failing source, such as a download, is not).
+    let writeError: unknown;
+    out.on('error', (error) => {
+      writeError ??= error;
+    });
     const hash = createHash('sha256');
     const head: Buffer[] = [];
     let headLength = 0;
@@ -79,7 +93,7 @@ export class MediaDirectory implements MediaStore {
       out.destroy();
       await finished(out).catch(() => undefined);
       await rm(path, { force: true });
-      throw error;
+      throw error === writeError ? mediaWriteFault(error) : error;
     }
     if (tooLarge) await rm(path, { force: true });
     return { token, size, sha256: hash.digest('hex'), head: Buffer.concat(head), tooLarge };
@@ -87,9 +101,17 @@ export class MediaDirectory implements MediaStore {
 
   async commit(token: string, brandId: number, mediaId: string): Promise<string> {
     const directory = join(this.root, String(brandId));
-    await mkdir(directory, { recursive: true });
     const target = join(directory, mediaId);
-    await rename(join(this.staging, token), target);
+    try {
+      // Not recursive (the root exists since the start): a recursive mkdir reports a read-only file
+      // system as ENOENT, which would hide the reason.
+      await mkdir(directory).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EEXIST') throw error;
+      });
+      await rename(join(this.staging, token), target);
+    } catch (error) {
+      throw mediaWriteFault(error);
+    }
     return target;
   }
 

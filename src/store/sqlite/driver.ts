@@ -20,6 +20,12 @@ export interface SqlColumnStatement {
 
 export interface SqlDatabase {
   readonly driver: 'node:sqlite' | 'better-sqlite3';
+  /**
+   * Whether a transaction is open on this connection; undefined when the driver cannot tell (node:sqlite
+   * before Node 22.16). SQLite rolls a transaction back by itself on some faults (SQLITE_FULL, some
+   * SQLITE_IOERR), so what was begun is not always still open.
+   */
+  readonly inTransaction: boolean | undefined;
   exec(sql: string): void;
   prepare(sql: string): SqlStatement;
   prepareColumn(sql: string): SqlColumnStatement;
@@ -44,6 +50,7 @@ interface NodeSqliteModule {
     exec(sql: string): void;
     prepare(sql: string): SqlStatement;
     close(): void;
+    readonly isTransaction?: boolean;
   };
 }
 
@@ -71,6 +78,9 @@ export function openDatabase(file: string): SqlDatabase {
     const db = new nodeSqlite.DatabaseSync(file);
     return {
       driver: 'node:sqlite',
+      get inTransaction() {
+        return db.isTransaction;
+      },
       exec: (sql) => db.exec(sql),
       prepare: (sql) => db.prepare(sql),
       prepareColumn: (sql) => firstColumn(db.prepare(sql)),
@@ -83,6 +93,7 @@ export function openDatabase(file: string): SqlDatabase {
     exec(sql: string): void;
     prepare(sql: string): SqlStatement & { pluck(on: boolean): SqlColumnStatement };
     close(): void;
+    readonly inTransaction: boolean;
   };
   try {
     BetterSqlite = createRequire(import.meta.url)('better-sqlite3');
@@ -95,10 +106,42 @@ export function openDatabase(file: string): SqlDatabase {
   const db = new BetterSqlite(file);
   return {
     driver: 'better-sqlite3',
+    get inTransaction() {
+      return db.inTransaction;
+    },
     exec: (sql) => db.exec(sql),
     prepare: (sql) => db.prepare(sql),
     // Plucked: better-sqlite3 returns the values themselves, a third of the cost of row objects.
     prepareColumn: (sql) => db.prepare(sql).pluck(true),
     close: () => db.close(),
   };
+}
+
+/** Primary result codes by number (node:sqlite reports `errcode`, which may be an extended code). */
+const PRIMARY_CODES: Readonly<Record<number, string>> = {
+  5: 'SQLITE_BUSY',
+  8: 'SQLITE_READONLY',
+  10: 'SQLITE_IOERR',
+  11: 'SQLITE_CORRUPT',
+  13: 'SQLITE_FULL',
+  14: 'SQLITE_CANTOPEN',
+  26: 'SQLITE_NOTADB',
+};
+
+const KNOWN_CODES = new Set(Object.values(PRIMARY_CODES));
+
+/**
+ * SQLite's primary result code of an error either driver threw (`SQLITE_FULL`, `SQLITE_READONLY`, ...),
+ * extended codes folded into theirs (`SQLITE_READONLY_DIRECTORY` is `SQLITE_READONLY`); undefined for
+ * an error that did not come from SQLite, or a code no caller distinguishes.
+ */
+export function sqliteErrorCode(error: unknown): string | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const { code, errcode } = error as { code?: unknown; errcode?: unknown };
+  // node:sqlite: code ERR_SQLITE_ERROR, the SQLite code in errcode (its low byte is the primary code).
+  if (typeof errcode === 'number') return PRIMARY_CODES[errcode & 0xff];
+  // better-sqlite3: code is the (extended) name.
+  if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return undefined;
+  const primary = `SQLITE_${code.split('_')[1]}`;
+  return KNOWN_CODES.has(primary) ? primary : undefined;
 }

@@ -1,6 +1,4 @@
 /** The Store port on SQLite: WAL, foreign keys, prepared statements cached by SQL text. */
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import type {
   BrandRecord,
   BrandUpsert,
@@ -15,8 +13,8 @@ import type {
   UserUpsert,
 } from '../../ports.js';
 import { SqliteDeliveryStore, SqliteSandboxOutbox } from './delivery-rows.js';
-import { openDatabase, type SqlDatabase } from './driver.js';
-import { migrate } from './migrations.js';
+import type { SqlDatabase } from './driver.js';
+import { openStoreFile } from './open-store-file.js';
 import { SqlitePostStore } from './post-rows.js';
 import {
   BRAND_COLUMNS,
@@ -54,28 +52,26 @@ export class SqliteStore implements Store {
    */
   private readonly workspace: EpochMap<string, unknown>;
 
-  private constructor(private readonly sql: Sql) {
+  /**
+   * The connection. Outside the store only for diagnostics and tests: observing the statements run,
+   * setting a pragma that provokes a fault.
+   */
+  readonly sql: Sql;
+
+  private constructor(sql: Sql) {
+    this.sql = sql;
     this.workspace = sql.epochMap();
     this.posts = new SqlitePostStore(sql);
     this.deliveries = new SqliteDeliveryStore(sql);
     this.sandbox = new SqliteSandboxOutbox(sql);
   }
 
-  /** Opens (creating if needed) the database file and brings its schema up to date. */
+  /**
+   * Opens (creating if needed) the database file, brings its schema up to date and checks that it can
+   * be written; see `openStoreFile` for what it refuses, and how.
+   */
   static open(file: string): SqliteStore {
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-    const db = openDatabase(file);
-    try {
-      db.exec('PRAGMA journal_mode = WAL');
-      db.exec('PRAGMA synchronous = NORMAL');
-      db.exec('PRAGMA foreign_keys = ON');
-      db.exec('PRAGMA busy_timeout = 5000');
-      migrate(db);
-    } catch (error) {
-      db.close();
-      throw error;
-    }
-    return new SqliteStore(new Sql(db));
+    return new SqliteStore(new Sql(openStoreFile(file)));
   }
 
   /** The answer kept under `key`, else `read()`'s, frozen and kept. */
@@ -140,8 +136,15 @@ export class SqliteStore implements Store {
       .map(toUser);
   }
 
+  /** Sets the key of a user that has none; a key another process set meanwhile is kept. */
   setApiKeyHash(userId: string, apiKeyHash: string): void {
-    this.workspaceChanged(this.sql.run('UPDATE users SET api_key_hash = ? WHERE id = ?', apiKeyHash, userId));
+    this.workspaceChanged(
+      this.sql.change(
+        'UPDATE users SET api_key_hash = ? WHERE id = ? AND api_key_hash IS NULL',
+        apiKeyHash,
+        userId,
+      ),
+    );
   }
 
   countBrandsOfUser(userId: string): number {
@@ -269,12 +272,13 @@ export class SqliteStore implements Store {
   findMedia(brandId: number, mediaIds: readonly string[]): MediaRecord[] {
     if (mediaIds.length === 0) return [];
     const placeholders = mediaIds.map(() => '?').join(', ');
-    return this.sql.db
-      .prepare(
+    return this.sql
+      .allOnce(
         `SELECT id, brand_id, type, size, sha256, path, created_at_ms FROM media WHERE brand_id = ? AND id IN (${placeholders})`,
+        brandId,
+        ...mediaIds,
       )
-      .all(brandId, ...mediaIds)
-      .map((row) => toMedia(row as Row));
+      .map(toMedia);
   }
 
   insertMedia(media: MediaRecord): void {
