@@ -24,6 +24,11 @@ export interface Config {
   publisher: PublisherConfig;
   /** Addresses or CIDR ranges media URLs may point to although private (default: none). */
   mediaUrlAllow: string[];
+  /**
+   * How long a claim on a delivery lasts unless renewed: how soon another process takes over the
+   * deliveries of one that stopped mid-send. Default 30 s.
+   */
+  claimLeaseMs: number;
 }
 
 /** Where deliveries go: the sandbox (records them) or a webhook (POSTs each, signed). */
@@ -49,7 +54,10 @@ Environment:
                              or put {"webhookUrl": ..., "webhookSecret": ...} in DATA_DIR/publisher.json
   SOCIAL_PUBLISHER_MEDIA_URL_ALLOW
                              comma-separated addresses or CIDR ranges that media URLs may point to although
-                             private or local (e.g. 10.0.0.0/8); by default such addresses are refused`;
+                             private or local (e.g. 10.0.0.0/8); by default such addresses are refused
+  SOCIAL_PUBLISHER_CLAIM_LEASE_SECONDS
+                             how long a delivery being sent stays claimed by its process unless renewed
+                             (default 30): a process that stops mid-send has its deliveries taken over then`;
 
 /** The OS's per-user data directory for this program. */
 export function defaultDataDir(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): string {
@@ -122,12 +130,26 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
     demo: demo !== '0',
     publisher: loadPublisherConfig(env, resolvedDataDir),
     mediaUrlAllow: parseAllowList(env.SOCIAL_PUBLISHER_MEDIA_URL_ALLOW),
+    claimLeaseMs: parseLeaseSeconds(env.SOCIAL_PUBLISHER_CLAIM_LEASE_SECONDS) * 1000,
   };
   if (command === 'import') config.importFile = resolve(rest[0]!);
   const apiKey = nonEmpty(env.SOCIAL_PUBLISHER_API_KEY);
   if (apiKey) config.apiKey = apiKey;
   if (apiUrl) config.apiUrl = apiUrl;
   return Object.freeze(config);
+}
+
+/** Whole seconds from 2 (renewals come every third of it) to an hour. */
+function parseLeaseSeconds(value: string | undefined): number {
+  const text = nonEmpty(value);
+  if (text === undefined) return 30;
+  const seconds = Number(text);
+  if (!/^\d+$/.test(text) || seconds < 2 || seconds > 3600) {
+    throw new ConfigError(
+      `SOCIAL_PUBLISHER_CLAIM_LEASE_SECONDS must be a whole number of seconds from 2 to 3600, not "${text}".`,
+    );
+  }
+  return seconds;
 }
 
 function parseAllowList(value: string | undefined): string[] {

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { type Config, ConfigError, loadConfig, USAGE } from './config.js';
-import { ValidationError } from './domain/errors.js'; // no imports of its own
+import { isStorageFault, StorageStartError, ValidationError } from './domain/errors.js'; // no imports of its own
 import { logError, logInfo } from './logger.js';
 import { SERVER_NAME, type StdioHandshake, startStdioHandshake } from './mcp/handshake.js';
 import type { PublishingLog } from './mcp/logging.js';
@@ -57,6 +57,7 @@ async function runLocalStdio(config: Config, handshake: StdioHandshake): Promise
       store: runtime.store,
       clock: runtime.clock,
       publisher: config.publisher,
+      claimLeaseMs: config.claimLeaseMs,
       version: VERSION,
       log: logInfo,
       events: events.emit,
@@ -154,6 +155,7 @@ async function runServe(config: Config): Promise<void> {
       store: runtime.store,
       clock: runtime.clock,
       publisher: config.publisher,
+      claimLeaseMs: config.claimLeaseMs,
       version: VERSION,
       log: logInfo,
       events: events.emit,
@@ -233,8 +235,11 @@ main().then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    if (error instanceof ConfigError) {
+    if (error instanceof ConfigError || error instanceof StorageStartError) {
       process.stderr.write(`social-publisher-mcp: ${error.message}\n`);
+    } else if (isStorageFault(error)) {
+      // A write refused once the store was open (an import, the demo, a key): the reason, then the real fault.
+      logError(`stopped, the last write was not saved: ${error.reason}`, error.cause ?? error);
     } else if (error instanceof ValidationError) {
       const lines = Object.entries(error.errors).flatMap(([path, messages]) =>
         messages.map((m) => `  ${path}: ${m}`),

@@ -1,10 +1,32 @@
 /**
  * The narrow interfaces the service needs from the outside world. The store is synchronous because
- * both SQLite drivers are; everything that may wait on I/O (media, publishing) is asynchronous.
+ * both SQLite drivers are; everything that may wait on I/O (media, publishing) is asynchronous. The
+ * records they pass are in records.ts (re-exported here).
  */
-import type { CommentStatus, DeliveryStatus, PlatformContent } from './domain/delivery.js';
-import type { PostPayload, PostStatus } from './domain/post-schemas.js';
-import type { ChannelType, PublishMode } from './domain/schemas.js';
+import type { DeliveryStatus, PlatformContent } from './domain/delivery.js';
+import type { PostStatus } from './domain/post-schemas.js';
+import type { ChannelType } from './domain/schemas.js';
+import type {
+  BrandRecord,
+  BrandUpsert,
+  ChannelRecord,
+  ChannelUpsert,
+  CollectionRecord,
+  CollectionUpsert,
+  DeliveryRecord,
+  MediaRecord,
+  NewDelivery,
+  NewPost,
+  PageWindow,
+  PostChanges,
+  PostFilter,
+  PostRecord,
+  UserRecord,
+  UserUpsert,
+} from './records.js';
+
+export type * from './records.js';
+export type { PostStatus };
 
 /** Wall-clock time, injected so that tests can move it. */
 export interface Clock {
@@ -12,120 +34,6 @@ export interface Clock {
 }
 
 export const systemClock: Clock = { now: () => Date.now() };
-
-export interface UserRecord {
-  id: string;
-  name: string;
-  timezone: string;
-  joinedAtMs: number;
-}
-
-export interface BrandRecord {
-  id: number;
-  title: string;
-  description: string | null;
-  timezone: string;
-  queueTimes: string[];
-  createdAtMs: number;
-  updatedAtMs: number;
-}
-
-export interface ChannelRecord {
-  id: number;
-  brandId: number;
-  name: string;
-  type: ChannelType;
-  status: 'ACTIVE' | 'INACTIVE';
-  createdAtMs: number;
-  updatedAtMs: number;
-}
-
-export interface CollectionRecord {
-  id: number;
-  brandId: number;
-  title: string;
-  description: string | null;
-  status: string;
-  createdAtMs: number;
-  updatedAtMs: number;
-  channels: ChannelRecord[];
-}
-
-export interface MediaRecord {
-  id: string;
-  brandId: number;
-  type: string;
-  size: number;
-  sha256: string;
-  path: string;
-  createdAtMs: number;
-}
-
-export type { PostStatus };
-
-export interface NewPost {
-  brandId: number;
-  collectionId: number;
-  userId: string;
-  publishMode: PublishMode;
-  status: PostStatus;
-  payload: PostPayload;
-  /** When the post is due to go out (UTC ms); for a DRAFT, the planned time if one was given. */
-  dueAtMs: number | null;
-  createdAtMs: number;
-  idempotencyKey: string | null;
-  /** Hash of collection + payload, to recognise the same post created twice. */
-  contentHash: string;
-}
-
-export interface PostRecord extends NewPost {
-  id: number;
-  updatedAtMs: number;
-  publishedAtMs: number | null;
-}
-
-export interface PostChanges {
-  collectionId: number;
-  publishMode: PublishMode;
-  status: PostStatus;
-  payload: PostPayload;
-  dueAtMs: number | null;
-  contentHash: string;
-}
-
-export interface PostFilter {
-  status?: PostStatus | undefined;
-  collectionId?: number | undefined;
-  /** Due at or after (UTC ms). */
-  fromMs?: number | undefined;
-  /** Due before (UTC ms). */
-  toMs?: number | undefined;
-  order: 'newest' | 'calendar';
-}
-
-export interface DeliveryRecord {
-  id: number;
-  postId: number;
-  channelId: number;
-  channelName: string;
-  channelType: ChannelType;
-  status: DeliveryStatus;
-  reason: string | null;
-  notes: string[];
-  content: PlatformContent | null;
-  externalId: string | null;
-  attempts: number;
-  sentAtMs: number | null;
-  commentStatus: CommentStatus;
-  commentDueAtMs: number | null;
-  commentSentAtMs: number | null;
-  commentReason: string | null;
-}
-
-export type NewDelivery = Pick<
-  DeliveryRecord,
-  'postId' | 'channelId' | 'channelName' | 'channelType' | 'status' | 'reason' | 'notes' | 'content'
->;
 
 /**
  * What a search for a brand's next free queue slot learned: every slot of the queue `schedule` (timezone
@@ -151,6 +59,8 @@ export interface PostStore {
   list(brandId: number, filter: PostFilter, window: PageWindow): PostRecord[];
   update(postId: number, changes: PostChanges, nowMs: number): void;
   setStatus(postId: number, status: PostStatus, nowMs: number, publishedAtMs?: number | null): void;
+  /** Moves a `publishing` post to its final status; false when it was not publishing (settled already). */
+  finishPublishing(postId: number, status: PostStatus, nowMs: number, publishedAtMs: number | null): boolean;
   remove(postId: number): void;
   /** Due times of the brand's queued and scheduled posts at or after `fromMs`, ascending (an index range). */
   plannedTimesFrom(brandId: number, fromMs: number, limit: number): number[];
@@ -169,33 +79,76 @@ export interface PostStore {
   nextDueAtMs(): number | undefined;
 }
 
-/** Deliveries and their auto-comments; the claim methods are what make a delivery happen once. */
+/**
+ * Who holds a claim and until when. A claim is taken by one scheduler (`owner`, unique per running
+ * scheduler) for a lease that its owner renews while it works; only an expired lease may be taken over.
+ */
+export interface Claim {
+  owner: string;
+  /** The lease ends at this instant (UTC ms) unless renewed. */
+  leaseUntilMs: number;
+}
+
+/**
+ * Deliveries and their auto-comments. The claim methods are what make a delivery (and its comment) go
+ * out once: every change of a claimed row names its owner and does nothing when the claim is no longer
+ * that owner's, and says so (false), so that the caller neither settles the post nor reports twice.
+ */
 export interface DeliveryStore {
   insertMany(deliveries: readonly NewDelivery[]): void;
   ofPost(postId: number): DeliveryRecord[];
   ofPosts(postIds: readonly number[]): Map<number, DeliveryRecord[]>;
   /** Whether any delivery waits to be claimed. */
   hasPending(): boolean;
-  /** Moves up to `limit` pending deliveries to `sending` (attempts + 1) and returns them. */
-  claimPending(limit: number, nowMs: number): DeliveryRecord[];
-  markSent(deliveryId: number, externalId: string | null, nowMs: number, commentDueAtMs: number | null): void;
-  markFailed(deliveryId: number, reason: string): void;
-  /** Deliveries `sending` since before `claimedBeforeMs`: a process that stopped may have left them. */
-  inDoubt(claimedBeforeMs: number): DeliveryRecord[];
-  /** Puts an in-doubt delivery back to `pending` (for an idempotent publisher). */
-  retry(deliveryId: number): void;
-  claimDueComments(limit: number, nowMs: number): DeliveryRecord[];
-  markComment(deliveryId: number, status: 'sent' | 'failed', nowMs: number, reason: string | null): void;
-  /** Comments left `sending` by a process that stopped. */
-  commentsInDoubt(): DeliveryRecord[];
-  retryComment(deliveryId: number): void;
+  /** Moves up to `limit` pending deliveries to `sending` under `claim` (attempts + 1) and returns them. */
+  claimPending(limit: number, claim: Claim, nowMs: number): DeliveryRecord[];
+  /** Extends the lease of those of `deliveryIds` still claimed by `claim.owner` (delivery or comment). */
+  renew(deliveryIds: readonly number[], claim: Claim): void;
+  /** False when the delivery is no longer `sending` under this owner's claim. */
+  markSent(
+    deliveryId: number,
+    owner: string,
+    externalId: string | null,
+    nowMs: number,
+    commentDueAtMs: number | null,
+  ): boolean;
+  /** False when the delivery is no longer `sending` under this owner's claim. */
+  markFailed(deliveryId: number, owner: string, reason: string): boolean;
+  /** Deliveries `sending` under a lease that ended before `nowMs`: their owner stopped or stalled. */
+  expiredClaims(nowMs: number, limit: number): DeliveryRecord[];
+  /** Puts a delivery whose lease ended back to `pending`; false when it is no longer expired. */
+  releaseExpired(deliveryId: number, nowMs: number): boolean;
+  /** Fails a delivery whose lease ended, with `reason`; false when it is no longer expired. */
+  failExpired(deliveryId: number, reason: string, nowMs: number): boolean;
+  /** Moves up to `limit` due comments to `sending` under `claim` and returns them. */
+  claimDueComments(limit: number, claim: Claim, nowMs: number): DeliveryRecord[];
+  /** False when the comment is no longer `sending` under this owner's claim. */
+  markComment(
+    deliveryId: number,
+    owner: string,
+    status: 'sent' | 'failed',
+    nowMs: number,
+    reason: string | null,
+  ): boolean;
+  /** Comments `sending` under a lease that ended before `nowMs`. */
+  expiredCommentClaims(nowMs: number, limit: number): DeliveryRecord[];
+  /** Puts a comment whose lease ended back to `pending`; false when it is no longer expired. */
+  releaseExpiredComment(deliveryId: number, nowMs: number): boolean;
+  /** Fails a comment whose lease ended; false when it is no longer expired. */
+  failExpiredComment(deliveryId: number, reason: string, nowMs: number): boolean;
   nextCommentDueAtMs(): number | undefined;
+  /** The earliest end of a lease held on a delivery or comment, if any. */
+  nextLeaseEndMs(): number | undefined;
   counts(postId: number): Record<DeliveryStatus, number>;
 }
 
 /** The sandbox publisher's record of what each platform would have received. */
 export interface SandboxOutbox {
-  /** Records a delivery or comment once; false when it was already recorded. */
+  /**
+   * Records a delivery or comment: its body once, and every send in a count (`sends`), so that a
+   * delivery sent twice shows even though the sandbox, being idempotent, keeps one body. False when
+   * it was already recorded.
+   */
   record(
     kind: 'delivery' | 'comment',
     deliveryId: number,
@@ -203,39 +156,6 @@ export interface SandboxOutbox {
     body: unknown,
     nowMs: number,
   ): boolean;
-}
-
-export interface PageWindow {
-  limit: number;
-  offset: number;
-}
-
-/** Workspace declarations, upserted by natural key. */
-export interface BrandUpsert {
-  title: string;
-  description: string | null;
-  timezone: string;
-  queueTimes: string[];
-}
-
-export interface ChannelUpsert {
-  name: string;
-  type: ChannelType;
-  status: 'ACTIVE' | 'INACTIVE';
-}
-
-export interface CollectionUpsert {
-  title: string;
-  description: string | null;
-  channelIds: number[];
-}
-
-export interface UserUpsert {
-  name: string;
-  timezone: string;
-  /** SHA-256 of the API key; null for a user that only acts locally (the demo user). */
-  apiKeyHash: string | null;
-  brandIds: number[];
 }
 
 export interface Store {

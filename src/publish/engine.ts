@@ -16,6 +16,8 @@ export async function startPublishingEngine(options: {
   store: Store;
   clock: Clock;
   publisher: PublisherConfig;
+  /** How long a claim on a delivery lasts unless renewed. */
+  claimLeaseMs?: number;
   version: string;
   log: (message: string) => void;
   /** Told what happens to each post, for the users of its brand (MCP logging). */
@@ -36,6 +38,7 @@ export async function startPublishingEngine(options: {
     publisher,
     log: options.log,
     events: options.events,
+    leaseMs: options.claimLeaseMs,
   });
   scheduler.start();
   return {

@@ -1,30 +1,15 @@
 /**
- * The publishing loop inside a running server. Each tick: due posts start publishing (one delivery per
- * channel), pending deliveries are claimed and sent, due auto-comments are posted. Ticks never overlap;
- * start and stop are idempotent; errors are logged, never thrown out of the loop.
- *
- * Exactly once: a delivery is claimed (pending → sending) in a transaction before it is sent, so no two
- * loops send it. If the process dies while a delivery is `sending`, its outcome is unknown: with an
- * idempotent publisher (the sandbox) it is sent again, which records nothing new; with any other it is
- * marked failed rather than risk sending it twice.
+ * The publishing loop inside a running server: it runs a `PublishingPass` whenever something falls due,
+ * sleeping in between (at most `maxSleepMs`, to notice posts other processes planned). Ticks never
+ * overlap; start and stop are idempotent; errors are logged, never thrown out of the loop, and a tick
+ * that fails (a full disk, a busy or closing store) is retried with a growing pause, its error logged
+ * once rather than on every retry.
  */
-import type {
-  Clock,
-  DeliveryRecord,
-  PostRecord,
-  Publisher,
-  PublishingEvent,
-  PublishingEventSink,
-  Store,
-} from '../ports.js';
-import { settlePost, startPublishing } from '../service/publishing.js';
-import {
-  commentFailed,
-  commentPosted,
-  deliveryFailed,
-  postSettled,
-  postStarted,
-} from './publishing-events.js';
+import type { Clock, Publisher, PublishingEventSink, Store } from '../ports.js';
+import { ClaimLease } from './claim-lease.js';
+import { PublishingPass, type TickSummary } from './publishing-pass.js';
+
+export type { TickSummary };
 
 export interface SchedulerOptions {
   store: Store;
@@ -40,32 +25,25 @@ export interface SchedulerOptions {
   /** Longest sleep between ticks, to notice posts planned by other processes. */
   maxSleepMs?: number;
   /**
-   * How long a non-idempotent delivery may stay `sending` before it counts as left behind by a stopped
-   * process; longer than a publisher's own retries can take.
+   * How long a claim on a delivery or comment lasts unless its owner renews it (every third of it):
+   * how long a stopped process's claims wait before another process takes them over. Default 30 s.
    */
-  sendingLeaseMs?: number;
+  leaseMs?: number;
 }
 
-export interface TickSummary {
-  started: number;
-  sent: number;
-  failed: number;
-  comments: number;
-}
-
-const IN_DOUBT_REASON =
-  'The server stopped while sending this delivery, so whether it arrived is unknown; it was not sent again, to avoid a duplicate. Check the channel, then publish again if it is missing.';
+/** The default lease on a claim: a stopped process's deliveries are taken over this long after it stopped. */
+export const DEFAULT_LEASE_MS = 30_000;
 
 export class Scheduler {
   private readonly store: Store;
   private readonly clock: Clock;
-  private readonly publisher: Publisher;
   private readonly log: (message: string) => void;
-  private readonly events: PublishingEventSink | undefined;
-  private readonly batchSize: number;
-  private readonly concurrency: number;
   private readonly maxSleepMs: number;
-  private readonly sendingLeaseMs: number;
+  private readonly lease: ClaimLease;
+  private readonly pass: PublishingPass;
+  /** Ticks that failed in a row, and the last error logged: a repeating failure is logged once. */
+  private failedTicks = 0;
+  private lastFailure: string | undefined;
   private running = false;
   private timer: NodeJS.Timeout | undefined;
   private tick: Promise<unknown> | undefined;
@@ -76,13 +54,29 @@ export class Scheduler {
   constructor(options: SchedulerOptions) {
     this.store = options.store;
     this.clock = options.clock;
-    this.publisher = options.publisher;
     this.log = options.log ?? (() => undefined);
-    this.events = options.events;
-    this.batchSize = options.batchSize ?? 200;
-    this.concurrency = options.concurrency ?? 8;
     this.maxSleepMs = options.maxSleepMs ?? 30_000;
-    this.sendingLeaseMs = options.sendingLeaseMs ?? 10 * 60_000;
+    this.lease = new ClaimLease({
+      deliveries: options.store.deliveries,
+      clock: options.clock,
+      leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
+      log: this.log,
+    });
+    this.pass = new PublishingPass({
+      store: options.store,
+      clock: options.clock,
+      publisher: options.publisher,
+      lease: this.lease,
+      log: this.log,
+      events: options.events,
+      batchSize: options.batchSize ?? 200,
+      concurrency: options.concurrency ?? 8,
+    });
+  }
+
+  /** Who this scheduler's claims belong to. */
+  get owner(): string {
+    return this.lease.owner;
   }
 
   start(): void {
@@ -97,6 +91,8 @@ export class Scheduler {
     clearTimeout(this.timer);
     this.timer = undefined;
     await this.tick;
+    // A tick leaves no claim held; a runOnce a caller started by hand may still run and renews its own.
+    if (!this.tick) this.lease.stop();
   }
 
   /**
@@ -127,8 +123,9 @@ export class Scheduler {
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.tick = this.runOnce()
-        .catch((error: unknown) =>
-          this.log(`publishing tick failed: ${(error as Error).stack ?? String(error)}`),
+        .then(
+          () => this.tickSucceeded(),
+          (error: unknown) => this.tickFailed(error),
         )
         .finally(() => {
           this.tick = undefined;
@@ -142,10 +139,30 @@ export class Scheduler {
             // A store that cannot be read now (busy, closing) is tried again on the longest sleep.
             this.log(`planning the next publishing tick failed: ${(error as Error).stack ?? String(error)}`);
           }
+          // After a failed tick, whatever is due waits a pause that doubles up to the longest sleep.
+          if (this.failedTicks > 0) {
+            delayMs = Math.max(delayMs, Math.min(this.maxSleepMs, 1000 * 2 ** (this.failedTicks - 1)));
+          }
           this.schedule(delayMs);
         });
     }, delayMs);
     this.timer.unref?.();
+  }
+
+  private tickSucceeded(): void {
+    if (this.failedTicks > 0) this.log(`publishing works again after ${this.failedTicks} failed ticks`);
+    this.failedTicks = 0;
+    this.lastFailure = undefined;
+  }
+
+  private tickFailed(error: unknown): void {
+    this.failedTicks++;
+    const message = error instanceof Error ? error.message : String(error);
+    if (message === this.lastFailure) return;
+    this.lastFailure = message;
+    this.log(
+      `publishing tick failed (retrying with a growing pause; the same error is not logged again): ${(error as Error).stack ?? message}`,
+    );
   }
 
   /** After a change of plan: deliveries waiting to be sent (a post started at once) are due now. */
@@ -154,202 +171,19 @@ export class Scheduler {
   }
 
   private sleepMs(): number {
-    const next = [this.store.posts.nextDueAtMs(), this.store.deliveries.nextCommentDueAtMs()].filter(
-      (t): t is number => t !== undefined,
-    );
+    const leaseEnd = this.store.deliveries.nextLeaseEndMs();
+    const next = [
+      this.store.posts.nextDueAtMs(),
+      this.store.deliveries.nextCommentDueAtMs(),
+      // A claim whose owner stopped can be taken over once its lease has ended.
+      leaseEnd === undefined ? undefined : leaseEnd + 1,
+    ].filter((t): t is number => t !== undefined);
     if (next.length === 0) return this.maxSleepMs;
     return Math.min(this.maxSleepMs, Math.max(0, Math.min(...next) - this.clock.now()));
   }
 
   /** One full pass. Tests call it directly after moving their clock. */
-  async runOnce(): Promise<TickSummary> {
-    const summary: TickSummary = { started: 0, sent: 0, failed: 0, comments: 0 };
-    this.recoverInDoubt();
-    summary.started = this.startDuePosts();
-    for (;;) {
-      const claimed = this.store.deliveries.claimPending(this.batchSize, this.clock.now());
-      if (claimed.length === 0) break;
-      const outcomes = await this.sendAll(claimed);
-      summary.sent += outcomes.sent;
-      summary.failed += outcomes.failed;
-    }
-    summary.comments = await this.sendDueComments();
-    return summary;
-  }
-
-  private recoverInDoubt(): void {
-    const { store } = this;
-    const nowMs = this.clock.now();
-    // The sandbox may resend at once; others only once a claim is older than any live send can be.
-    const claimedBefore = this.publisher.idempotent ? Number.MAX_SAFE_INTEGER : nowMs - this.sendingLeaseMs;
-    for (const delivery of store.deliveries.inDoubt(claimedBefore)) {
-      const settled = store.transaction(() => {
-        if (this.publisher.idempotent) {
-          store.deliveries.retry(delivery.id);
-          return undefined;
-        }
-        store.deliveries.markFailed(delivery.id, IN_DOUBT_REASON);
-        return settlePost(store, delivery.postId, nowMs);
-      });
-      const post = this.publisher.idempotent ? undefined : store.posts.get(delivery.postId);
-      if (post) {
-        this.tell(deliveryFailed(post, delivery, IN_DOUBT_REASON));
-        if (settled) this.tell(postSettled(post, settled));
-      }
-    }
-    for (const delivery of store.deliveries.commentsInDoubt()) {
-      if (this.publisher.idempotent) store.deliveries.retryComment(delivery.id);
-      else store.deliveries.markComment(delivery.id, 'failed', nowMs, IN_DOUBT_REASON);
-    }
-  }
-
-  private startDuePosts(): number {
-    const { store } = this;
-    let started = 0;
-    for (;;) {
-      const nowMs = this.clock.now();
-      const due = store.posts.due(nowMs, this.batchSize);
-      if (due.length === 0) return started;
-      const events: PublishingEvent[] = [];
-      store.transaction(() => {
-        for (const post of due) {
-          // Another process may have started or cancelled it since it was read.
-          const current = store.posts.get(post.id);
-          if (current?.status !== 'queued' && current?.status !== 'scheduled') continue;
-          const start = startPublishing(store, current, nowMs);
-          started++;
-          if (!this.events) continue;
-          events.push(...postStarted(current, start.deliveries));
-          if (start.settled) events.push(postSettled(current, start.settled));
-        }
-      });
-      // Told once committed: a rolled-back start did not happen.
-      for (const event of events) this.tell(event);
-      if (due.length < this.batchSize) return started;
-    }
-  }
-
-  private async sendAll(claimed: DeliveryRecord[]): Promise<{ sent: number; failed: number }> {
-    const posts = new Map<number, PostRecord | undefined>();
-    for (const delivery of claimed) {
-      if (!posts.has(delivery.postId)) posts.set(delivery.postId, this.store.posts.get(delivery.postId));
-    }
-    let sent = 0;
-    let failed = 0;
-    let next = 0;
-    const worker = async () => {
-      while (next < claimed.length) {
-        const delivery = claimed[next++]!;
-        const ok = await this.sendOne(delivery, posts.get(delivery.postId));
-        if (ok) sent++;
-        else failed++;
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(this.concurrency, claimed.length) }, worker));
-    return { sent, failed };
-  }
-
-  private async sendOne(delivery: DeliveryRecord, post: PostRecord | undefined): Promise<boolean> {
-    const { store } = this;
-    let outcome: Awaited<ReturnType<Publisher['deliver']>>;
-    if (!post || !delivery.content) {
-      outcome = { ok: false, reason: 'The post of this delivery no longer exists.' };
-    } else {
-      try {
-        outcome = await this.publisher.deliver({
-          deliveryId: delivery.id,
-          postId: post.id,
-          brandId: post.brandId,
-          channel: { id: delivery.channelId, name: delivery.channelName, type: delivery.channelType },
-          content: delivery.content,
-        });
-      } catch (error) {
-        this.log(
-          `publisher ${this.publisher.name} failed on delivery ${delivery.id}: ${(error as Error).stack}`,
-        );
-        outcome = {
-          ok: false,
-          reason: `The ${this.publisher.name} publisher failed: ${(error as Error).message}`,
-        };
-      }
-    }
-    const nowMs = this.clock.now();
-    const settled = store.transaction(() => {
-      if (outcome.ok) {
-        const comment = post?.payload.comment;
-        const commentDueAtMs = comment ? nowMs + comment.delay * 1000 : null;
-        store.deliveries.markSent(delivery.id, outcome.externalId, nowMs, commentDueAtMs);
-      } else {
-        store.deliveries.markFailed(delivery.id, outcome.reason);
-      }
-      return settlePost(store, delivery.postId, nowMs);
-    });
-    const about = post ?? { id: delivery.postId, brandId: 0 };
-    const events = [
-      ...(outcome.ok ? [] : [deliveryFailed(about, delivery, outcome.reason)]),
-      ...(settled ? [postSettled(about, settled)] : []),
-    ];
-    for (const event of events) {
-      this.log(event.message);
-      // A post that no longer exists has no brand left to tell.
-      if (post) this.tell(event);
-    }
-    return outcome.ok;
-  }
-
-  private async sendDueComments(): Promise<number> {
-    const { store } = this;
-    let posted = 0;
-    for (;;) {
-      const due = store.deliveries.claimDueComments(this.batchSize, this.clock.now());
-      if (due.length === 0) return posted;
-      for (const delivery of due) {
-        const post = store.posts.get(delivery.postId);
-        const text = post?.payload.comment?.comment;
-        let outcome: Awaited<ReturnType<Publisher['comment']>>;
-        try {
-          outcome = text
-            ? await this.publisher.comment({
-                deliveryId: delivery.id,
-                postId: delivery.postId,
-                brandId: post!.brandId,
-                channel: { id: delivery.channelId, name: delivery.channelName, type: delivery.channelType },
-                externalId: delivery.externalId,
-                comment: text,
-              })
-            : { ok: false, reason: 'The post no longer has a comment.' };
-        } catch (error) {
-          outcome = {
-            ok: false,
-            reason: `The ${this.publisher.name} publisher failed: ${(error as Error).message}`,
-          };
-        }
-        const nowMs = this.clock.now();
-        store.deliveries.markComment(
-          delivery.id,
-          outcome.ok ? 'sent' : 'failed',
-          nowMs,
-          outcome.ok ? null : outcome.reason,
-        );
-        if (outcome.ok) posted++;
-        if (post) {
-          this.tell(
-            outcome.ok
-              ? commentPosted(post, delivery.channelName)
-              : commentFailed(post, delivery.channelName, outcome.reason),
-          );
-        }
-      }
-    }
-  }
-
-  /** Tells the post's brand; the engine goes on whatever the sink does. */
-  private tell(event: PublishingEvent): void {
-    if (!this.events) return;
-    try {
-      this.events(event);
-    } catch (error) {
-      this.log(`publishing event not delivered: ${(error as Error).stack ?? String(error)}`);
-    }
+  runOnce(): Promise<TickSummary> {
+    return this.pass.run();
   }
 }

@@ -44,7 +44,9 @@ export function startPublishing(store: Store, post: PostRecord, nowMs: number): 
 
 /**
  * Once no delivery is pending or being sent: published when every delivery that could go went,
- * partially published when some failed, failed when none went out.
+ * partially published when some failed, failed when none went out. Returns the status only to the
+ * one caller that settled the post (it announces it); undefined while deliveries are open, or when
+ * the post was settled already.
  */
 export function settlePost(store: Store, postId: number, nowMs: number): PostStatus | undefined {
   const counts = store.deliveries.counts(postId);
@@ -53,6 +55,7 @@ export function settlePost(store: Store, postId: number, nowMs: number): PostSta
   if (counts.sent === 0) status = 'failed';
   else if (counts.failed > 0) status = 'partially_published';
   else status = 'published';
-  store.posts.setStatus(postId, status, nowMs, counts.sent > 0 ? nowMs : null);
-  return status;
+  return store.posts.finishPublishing(postId, status, nowMs, counts.sent > 0 ? nowMs : null)
+    ? status
+    : undefined;
 }

@@ -138,48 +138,65 @@ describe('import FILE', () => {
     expect(collections.structuredContent).toMatchObject({ pagination: { total: 2 } });
   });
 
-  const broken: Array<[string, (brand: BrandFile) => void, string]> = [
-    ['an unknown channel type', (b) => (b.channels![0]!.type = 'MySpace'), 'brands.1.channels.0.type'],
+  const broken: Array<[string, (brand: BrandFile) => void, string, string?]> = [
+    [
+      'an unknown channel type',
+      (b) => (b.channels![0]!.type = 'MySpace'),
+      'brands.1.channels.0.type',
+      'The selected brands.1.channels.0.type is invalid.',
+    ],
     [
       'a collection naming an unknown channel',
       (b) => (b.collections![0]!.channels = ['Acme on Instagram', 'Acme on MySpace']),
       'brands.1.collections.0.channels.1',
     ],
-    ['a bad timezone', (b) => (b.timezone = 'Mars/Olympus_Mons'), 'brands.1.timezone'],
+    [
+      'a bad timezone',
+      (b) => (b.timezone = 'Mars/Olympus_Mons'),
+      'brands.1.timezone',
+      'The brands.1.timezone must be a valid IANA timezone.',
+    ],
     ['a missing title', (b) => delete b.title, 'brands.1.title'],
     ['an unknown field', (b) => (b.colour = 'red'), 'brands.1.colour'],
   ];
 
-  it.each(broken)('refuses a file with %s, names the path and imports nothing', async (_, breakIt, path) => {
-    const dir = tempDir();
-    const bad = acme();
-    breakIt(bad);
-    // A valid brand and user come first: they must not be imported either.
-    const beta: BrandFile = {
-      title: 'Beta',
-      timezone: 'Europe/Paris',
-      channels: [{ name: 'Beta X', type: 'X/Twitter' }],
-    };
-    const file = writeJson(
-      dir,
-      workspace([beta, bad], [{ name: 'Bob', timezone: 'Europe/Paris', apiKey: BOB_KEY, brands: ['Beta'] }]),
-    );
-    const run = await runMain(['import', file], envFor(dir));
-    expect(run.code).not.toBe(0);
-    expect(run.stdout).toBe('');
-    expect(run.stderr).toContain(path);
-    expect(run.stderr).not.toMatch(STACK_FRAME);
+  it.each(broken)(
+    'refuses a file with %s, names the path and imports nothing',
+    async (_, breakIt, path, message) => {
+      const dir = tempDir();
+      const bad = acme();
+      breakIt(bad);
+      // A valid brand and user come first: they must not be imported either.
+      const beta: BrandFile = {
+        title: 'Beta',
+        timezone: 'Europe/Paris',
+        channels: [{ name: 'Beta X', type: 'X/Twitter' }],
+      };
+      const file = writeJson(
+        dir,
+        workspace(
+          [beta, bad],
+          [{ name: 'Bob', timezone: 'Europe/Paris', apiKey: BOB_KEY, brands: ['Beta'] }],
+        ),
+      );
+      const run = await runMain(['import', file], envFor(dir));
+      expect(run.code).not.toBe(0);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toContain(path);
+      if (message) expect(run.stderr).toContain(`  ${path}: ${message}\n`);
+      expect(run.stderr).not.toMatch(STACK_FRAME);
 
-    // No user was imported: the stdio server has nobody to act as.
-    const stdio = await runMain([], envFor(dir, { SOCIAL_PUBLISHER_DEMO: '0' }));
-    expect(stdio.code).not.toBe(0);
-    expect(stdio.stderr).toMatch(/no user/);
+      // No user was imported: the stdio server has nobody to act as.
+      const stdio = await runMain([], envFor(dir, { SOCIAL_PUBLISHER_DEMO: '0' }));
+      expect(stdio.code).not.toBe(0);
+      expect(stdio.stderr).toMatch(/no user/);
 
-    // No brand, channel or collection either: a valid import starts every id at 1.
-    const good = await runMain(['import', writeJson(dir, workspace(), 'good.json')], envFor(dir));
-    expect(good.code, good.stderr).toBe(0);
-    expect(JSON.parse(good.stdout)).toEqual(EXPECTED_IDS);
-  });
+      // No brand, channel or collection either: a valid import starts every id at 1.
+      const good = await runMain(['import', writeJson(dir, workspace(), 'good.json')], envFor(dir));
+      expect(good.code, good.stderr).toBe(0);
+      expect(JSON.parse(good.stdout)).toEqual(EXPECTED_IDS);
+    },
+  );
 
   it('names user errors by path too', async () => {
     const dir = tempDir();

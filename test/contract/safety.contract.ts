@@ -177,6 +177,27 @@ export function safetyContract(ctx: ContractContext): void {
       expect(await total()).toBe(0);
     });
 
+    it('reports a duplicate and a reused key exactly as the real call would, storing nothing', async () => {
+      const first = await create({ idempotencyKey: 'seen', caption: 'Once' });
+      // The same key and content: the first post, marked duplicate.
+      const sameKey = await create({ idempotencyKey: 'seen', caption: 'Once', dryRun: true });
+      expect(sameKey).toMatchObject({ id: first.id, duplicate: true, dryRun: true });
+      expect(sameKey.message).toMatch(
+        /^Dry run, nothing stored: Duplicate: post \d+ was already created with the same idempotency key/,
+      );
+      // The same key with other content: the real call's 422 on idempotencyKey.
+      await expectErrors(create({ idempotencyKey: 'seen', caption: 'Other words', dryRun: true }), {
+        idempotencyKey: [
+          `The idempotency key was already used for post ${first.id}, with different content. Use a new key for a new post.`,
+        ],
+      });
+      // The same content again within ten minutes, without a key: a duplicate too.
+      const sameContent = await create({ caption: 'Once', dryRun: true });
+      expect(sameContent).toMatchObject({ id: first.id, duplicate: true, dryRun: true });
+      expect(sameContent.message).toContain('the same content less than 10 minutes ago');
+      expect(await total()).toBe(1);
+    });
+
     it('with dryRun false creates the post', async () => {
       const created = await create({ dryRun: false });
       expect(Number.isInteger(created.id)).toBe(true);

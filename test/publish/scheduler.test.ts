@@ -11,6 +11,7 @@ import { Scheduler } from '../../src/publish/scheduler.js';
 import { WebhookPublisher } from '../../src/publish/webhook-publisher.js';
 import { resolveLocalUser } from '../../src/service/acting-user.js';
 import { LocalPublishingService } from '../../src/service/local-service.js';
+import { HeldPlatform } from '../support/held-platform.js';
 import { openTestRuntime, type TestRuntime } from '../support/local.js';
 
 const EVERYWHERE = 1; // 12 channels, Pinterest INACTIVE
@@ -25,10 +26,16 @@ function outbox(kind: 'delivery' | 'comment' = 'delivery') {
     sql: { all(sql: string, ...p: unknown[]): Record<string, unknown>[] };
   };
   return db.sql.all(
-    'SELECT delivery_id, platform, body FROM sandbox_outbox WHERE kind = ? ORDER BY id',
+    'SELECT delivery_id, platform, body, sends FROM sandbox_outbox WHERE kind = ? ORDER BY id',
     kind,
   );
 }
+
+/** How many times the sandbox was asked to send each delivery (or comment): what a platform would see. */
+const sendsOf = (kind: 'delivery' | 'comment' = 'delivery') => outbox(kind).map((row) => Number(row.sends));
+
+/** A claim some other process took (and, for these tests, never finished): theirs until `leaseUntilMs`. */
+const otherProcess = (leaseUntilMs: number) => ({ owner: 'elsewhere:4242:dead', leaseUntilMs });
 
 async function create(args: Record<string, unknown>): Promise<number> {
   const created = await rt.service.createPost({
@@ -87,10 +94,12 @@ describe('scheduler', () => {
     });
     await scheduler.runOnce();
     const bodies = outbox().map((row) => JSON.parse(String(row.body)).content);
-    expect(bodies).toHaveLength(6);
+    expect(bodies.map((content) => content.platform).sort()).toEqual(
+      ['Bluesky', 'LinkedIn', 'Mastodon', 'Telegram', 'Threads', 'X/Twitter'].sort(),
+    );
     for (const content of bodies) {
       expect(content).toEqual({
-        platform: content.platform,
+        platform: expect.any(String),
         format: 'feed',
         caption: 'Hello',
         media: [],
@@ -131,6 +140,7 @@ describe('scheduler', () => {
     const id = await create({ publishMode: 'IMMEDIATE', comment: { comment: 'First!', delay: 90 } });
     await scheduler.runOnce();
     const sent = (await post(id)).deliveries.filter((d) => d.status === 'sent');
+    expect(sent).toHaveLength(11);
     expect(
       sent.every((d) => d.comment.status === 'pending' && d.comment.dueAt === '2026-11-21T12:01:30.000000Z'),
     ).toBe(true);
@@ -142,6 +152,7 @@ describe('scheduler', () => {
     expect(outbox('comment').map((row) => JSON.parse(String(row.body)).comment)).toEqual(
       Array(11).fill('First!'),
     );
+    expect(sendsOf('comment')).toEqual(Array(11).fill(1));
     const failed = (await post(id)).deliveries.find((d) => d.status === 'failed');
     expect(failed?.comment.status).toBe('none');
   });
@@ -155,10 +166,18 @@ describe('scheduler', () => {
     expect(outbox()).toHaveLength(0);
   });
 
-  it('sends again, once, a delivery a stopped process left in doubt, with the idempotent sandbox', async () => {
-    await create({ publishMode: 'IMMEDIATE' });
-    // A process claimed these deliveries and died: they stay `sending`.
-    const claimed = rt.runtime.store.deliveries.claimPending(5, rt.clock.now());
+  it('asks the publisher once per delivery', async () => {
+    for (let i = 0; i < 3; i++) await create({ publishMode: 'IMMEDIATE', caption: `Post ${i}` });
+    expect(await scheduler.runOnce()).toMatchObject({ sent: 33 });
+    expect(await scheduler.runOnce()).toMatchObject({ sent: 0 });
+    expect(sendsOf()).toEqual(Array(33).fill(1));
+  });
+
+  it('leaves another process its claims while their lease lasts, then sends them again once', async () => {
+    const id = await create({ publishMode: 'IMMEDIATE' });
+    const leaseUntilMs = rt.clock.now() + 30_000;
+    // Another process claimed five deliveries and sent the first before it died: they stay `sending`.
+    const claimed = rt.runtime.store.deliveries.claimPending(5, otherProcess(leaseUntilMs), rt.clock.now());
     await new SandboxPublisher(rt.runtime.store.sandbox, rt.clock).deliver({
       deliveryId: claimed[0]!.id,
       postId: claimed[0]!.postId,
@@ -166,10 +185,39 @@ describe('scheduler', () => {
       channel: { id: claimed[0]!.channelId, name: claimed[0]!.channelName, type: claimed[0]!.channelType },
       content: claimed[0]!.content!,
     });
-    expect(await scheduler.runOnce()).toMatchObject({ sent: 11 });
-    const rows = outbox();
-    expect(rows).toHaveLength(11);
-    expect(new Set(rows.map((row) => row.delivery_id)).size).toBe(11);
+    expect(await scheduler.runOnce()).toMatchObject({ sent: 6 });
+    expect((await post(id)).status).toBe('publishing');
+    rt.clock.set(leaseUntilMs); // the lease lasts up to its end
+    expect(await scheduler.runOnce()).toMatchObject({ sent: 0 });
+    rt.clock.set(leaseUntilMs + 1);
+    expect(await scheduler.runOnce()).toMatchObject({ sent: 5 });
+    expect((await post(id)).status).toBe('partially_published');
+    // Only the delivery the dead process had sent was sent twice, which the idempotent sandbox allows.
+    expect(
+      outbox()
+        .filter((row) => Number(row.sends) === 2)
+        .map((row) => row.delivery_id),
+    ).toEqual([claimed[0]!.id]);
+    expect(sendsOf().filter((n) => n === 1)).toHaveLength(10);
+    const deliveries = (await post(id)).deliveries;
+    expect(deliveries.filter((d) => d.attempts === 2).map((d) => d.id)).toEqual(claimed.map((d) => d.id));
+  });
+
+  it('posts a comment another process left mid-send again only once its lease is over', async () => {
+    await create({ publishMode: 'IMMEDIATE', comment: { comment: 'First!', delay: 60 } });
+    await scheduler.runOnce();
+    rt.clock.advance(60_000);
+    const leaseUntilMs = rt.clock.now() + 30_000;
+    const claimed = rt.runtime.store.deliveries.claimDueComments(
+      3,
+      otherProcess(leaseUntilMs),
+      rt.clock.now(),
+    );
+    expect(claimed).toHaveLength(3);
+    expect((await scheduler.runOnce()).comments).toBe(8);
+    rt.clock.set(leaseUntilMs + 1);
+    expect((await scheduler.runOnce()).comments).toBe(3);
+    expect(sendsOf('comment')).toEqual(Array(11).fill(1));
   });
 });
 
@@ -201,7 +249,7 @@ describe('scheduler with the webhook publisher', () => {
     await new Promise((resolve) => server.close(resolve));
   });
 
-  function webhookScheduler(options: { sendingLeaseMs?: number } = {}): Scheduler {
+  function webhookScheduler(options: { leaseMs?: number } = {}): Scheduler {
     const { port } = server.address() as AddressInfo;
     return new Scheduler({
       store: rt.runtime.store,
@@ -231,13 +279,16 @@ describe('scheduler with the webhook publisher', () => {
   });
 
   it('marks failed, never resends, a webhook delivery left in doubt once its lease is over', async () => {
-    scheduler = webhookScheduler({ sendingLeaseMs: 5 * MINUTE });
+    scheduler = webhookScheduler();
     const id = await create({ publishMode: 'IMMEDIATE' });
-    rt.runtime.store.deliveries.claimPending(3, rt.clock.now());
+    rt.runtime.store.deliveries.claimPending(3, otherProcess(rt.clock.now() + 5 * MINUTE), rt.clock.now());
     await scheduler.runOnce();
     expect(received).toHaveLength(8); // the 3 in doubt are neither sent nor settled yet
     expect((await post(id)).status).toBe('publishing');
-    rt.clock.advance(5 * MINUTE + 1);
+    rt.clock.advance(5 * MINUTE);
+    await scheduler.runOnce();
+    expect((await post(id)).status).toBe('publishing'); // still within the lease
+    rt.clock.advance(1);
     await scheduler.runOnce();
     expect(received).toHaveLength(8);
     const result = await post(id);
@@ -366,6 +417,41 @@ describe('scheduler loop', () => {
       expect(await statusWhenSettled(realTime.service, created.id, 'published')).toBe('published');
       await loop.stop();
       await loop.stop();
+    } finally {
+      await loop.stop();
+      realTime.close();
+    }
+  });
+
+  it('never runs two ticks at once, however often it is started', async () => {
+    const realTime = openTestRuntime({ now: Date.now() });
+    const platform = new HeldPlatform();
+    const loop = new Scheduler({
+      store: realTime.runtime.store,
+      clock: { now: () => Date.now() },
+      publisher: platform,
+      concurrency: 1,
+      maxSleepMs: 60_000,
+    });
+    try {
+      const created = await realTime.service.createPost({
+        brandId: 1,
+        collectionId: CONVERSATION,
+        publishMode: 'IMMEDIATE',
+        caption: 'One tick at a time',
+      });
+      platform.hold();
+      loop.start();
+      await platform.sendStarted;
+      // A second start (or a wake) while the tick is held mid-send must not start a second tick, which
+      // would send the post's other deliveries beside the held one.
+      loop.start();
+      loop.wake();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect([...platform.sends.values()]).toEqual([1]);
+      platform.open();
+      expect(await statusWhenSettled(realTime.service, created.id, 'published')).toBe('published');
+      expect([...platform.sends.values()]).toEqual(Array(6).fill(1));
     } finally {
       await loop.stop();
       realTime.close();

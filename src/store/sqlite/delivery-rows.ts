@@ -1,6 +1,6 @@
 /** The DeliveryStore and SandboxOutbox ports on SQLite. */
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../domain/delivery.js';
-import type { DeliveryRecord, DeliveryStore, NewDelivery, SandboxOutbox } from '../../ports.js';
+import type { Claim, DeliveryRecord, DeliveryStore, NewDelivery, SandboxOutbox } from '../../ports.js';
 import type { Row, Sql } from './sql.js';
 
 const COLUMNS = `id, post_id, channel_id, channel_name, channel_type, status, reason, notes, content, external_id,
@@ -60,9 +60,10 @@ export class SqliteDeliveryStore implements DeliveryStore {
     const byPost = new Map<number, DeliveryRecord[]>(postIds.map((id) => [id, []]));
     if (postIds.length === 0) return byPost;
     const placeholders = postIds.map(() => '?').join(', ');
-    const rows = this.sql.db
-      .prepare(`SELECT ${COLUMNS} FROM deliveries WHERE post_id IN (${placeholders}) ORDER BY id`)
-      .all(...postIds) as Row[];
+    const rows = this.sql.allOnce(
+      `SELECT ${COLUMNS} FROM deliveries WHERE post_id IN (${placeholders}) ORDER BY id`,
+      ...postIds,
+    );
     for (const row of rows) byPost.get(Number(row.post_id))?.push(toDelivery(row));
     return byPost;
   }
@@ -75,105 +76,189 @@ export class SqliteDeliveryStore implements DeliveryStore {
     );
   }
 
-  claimPending(limit: number, nowMs: number): DeliveryRecord[] {
-    return this.sql.transaction(() => {
-      const rows = this.sql.all(
-        `SELECT ${COLUMNS} FROM deliveries INDEXED BY deliveries_pending WHERE status = 'pending' ORDER BY id LIMIT ?`,
+  claimPending(limit: number, claim: Claim, nowMs: number): DeliveryRecord[] {
+    // One statement chooses and claims the rows, under the write lock taken first.
+    const rows = this.sql.immediate(() =>
+      this.sql.all(
+        `UPDATE deliveries SET status = 'sending', attempts = attempts + 1, claimed_at_ms = ?, claim_owner = ?,
+           lease_until_ms = ?
+         WHERE id IN (
+           SELECT id FROM deliveries INDEXED BY deliveries_pending WHERE status = 'pending' ORDER BY id LIMIT ?)
+         RETURNING ${COLUMNS}`,
+        nowMs,
+        claim.owner,
+        claim.leaseUntilMs,
         limit,
-      );
-      for (const row of rows) {
+      ),
+    );
+    return rows.map(toDelivery).sort((a, b) => a.id - b.id);
+  }
+
+  renew(deliveryIds: readonly number[], claim: Claim): void {
+    if (deliveryIds.length === 0) return;
+    this.sql.transaction(() => {
+      for (const id of deliveryIds) {
         this.sql.run(
-          `UPDATE deliveries SET status = 'sending', attempts = attempts + 1, claimed_at_ms = ? WHERE id = ?`,
-          nowMs,
-          row.id as number,
+          `UPDATE deliveries SET lease_until_ms = ?
+           WHERE id = ? AND claim_owner = ? AND (status = 'sending' OR comment_status = 'sending')`,
+          claim.leaseUntilMs,
+          id,
+          claim.owner,
         );
       }
-      return rows.map((row) => ({
-        ...toDelivery(row),
-        status: 'sending' as const,
-        attempts: Number(row.attempts) + 1,
-      }));
     });
   }
 
   markSent(
     deliveryId: number,
+    owner: string,
     externalId: string | null,
     nowMs: number,
     commentDueAtMs: number | null,
-  ): void {
-    this.sql.run(
-      `UPDATE deliveries SET status = 'sent', external_id = ?, sent_at_ms = ?, reason = NULL,
-         comment_status = CASE WHEN ? IS NULL THEN 'none' ELSE 'pending' END, comment_due_at_ms = ?
-       WHERE id = ? AND status = 'sending'`,
-      externalId,
-      nowMs,
-      commentDueAtMs,
-      commentDueAtMs,
-      deliveryId,
+  ): boolean {
+    return (
+      this.sql.change(
+        `UPDATE deliveries SET status = 'sent', external_id = ?, sent_at_ms = ?, reason = NULL, lease_until_ms = NULL,
+           comment_status = CASE WHEN ? IS NULL THEN 'none' ELSE 'pending' END, comment_due_at_ms = ?
+         WHERE id = ? AND status = 'sending' AND claim_owner = ?`,
+        externalId,
+        nowMs,
+        commentDueAtMs,
+        commentDueAtMs,
+        deliveryId,
+        owner,
+      ) === 1
     );
   }
 
-  markFailed(deliveryId: number, reason: string): void {
-    this.sql.run(
-      `UPDATE deliveries SET status = 'failed', reason = ? WHERE id = ? AND status = 'sending'`,
-      reason,
-      deliveryId,
+  markFailed(deliveryId: number, owner: string, reason: string): boolean {
+    return (
+      this.sql.change(
+        `UPDATE deliveries SET status = 'failed', reason = ?, lease_until_ms = NULL
+         WHERE id = ? AND status = 'sending' AND claim_owner = ?`,
+        reason,
+        deliveryId,
+        owner,
+      ) === 1
     );
   }
 
-  inDoubt(claimedBeforeMs: number): DeliveryRecord[] {
+  expiredClaims(nowMs: number, limit: number): DeliveryRecord[] {
     return this.sql
       .all(
-        `SELECT ${COLUMNS} FROM deliveries INDEXED BY deliveries_sending WHERE status = 'sending' AND claimed_at_ms < ? ORDER BY id`,
-        claimedBeforeMs,
-      )
-      .map(toDelivery);
-  }
-
-  retry(deliveryId: number): void {
-    this.sql.run(`UPDATE deliveries SET status = 'pending' WHERE id = ? AND status = 'sending'`, deliveryId);
-  }
-
-  claimDueComments(limit: number, nowMs: number): DeliveryRecord[] {
-    return this.sql.transaction(() => {
-      const rows = this.sql.all(
-        `SELECT ${COLUMNS} FROM deliveries INDEXED BY deliveries_comments_pending WHERE comment_status = 'pending' AND comment_due_at_ms <= ?
-         ORDER BY comment_due_at_ms LIMIT ?`,
+        `SELECT ${COLUMNS} FROM deliveries INDEXED BY deliveries_sending
+         WHERE status = 'sending' AND lease_until_ms < ? ORDER BY lease_until_ms LIMIT ?`,
         nowMs,
         limit,
-      );
-      for (const row of rows) {
-        this.sql.run(`UPDATE deliveries SET comment_status = 'sending' WHERE id = ?`, row.id as number);
-      }
-      return rows.map((row) => ({ ...toDelivery(row), commentStatus: 'sending' as const }));
-    });
-  }
-
-  markComment(deliveryId: number, status: 'sent' | 'failed', nowMs: number, reason: string | null): void {
-    this.sql.run(
-      `UPDATE deliveries SET comment_status = ?, comment_sent_at_ms = ?, comment_reason = ?
-       WHERE id = ? AND comment_status = 'sending'`,
-      status,
-      status === 'sent' ? nowMs : null,
-      reason,
-      deliveryId,
-    );
-  }
-
-  commentsInDoubt(): DeliveryRecord[] {
-    return this.sql
-      .all(
-        `SELECT ${COLUMNS} FROM deliveries INDEXED BY deliveries_comments_sending WHERE comment_status = 'sending' ORDER BY id`,
       )
       .map(toDelivery);
   }
 
-  retryComment(deliveryId: number): void {
-    this.sql.run(
-      `UPDATE deliveries SET comment_status = 'pending' WHERE id = ? AND comment_status = 'sending'`,
-      deliveryId,
+  releaseExpired(deliveryId: number, nowMs: number): boolean {
+    return (
+      this.sql.change(
+        `UPDATE deliveries SET status = 'pending', claim_owner = NULL, lease_until_ms = NULL
+         WHERE id = ? AND status = 'sending' AND lease_until_ms < ?`,
+        deliveryId,
+        nowMs,
+      ) === 1
     );
+  }
+
+  failExpired(deliveryId: number, reason: string, nowMs: number): boolean {
+    return (
+      this.sql.change(
+        `UPDATE deliveries SET status = 'failed', reason = ?, lease_until_ms = NULL
+         WHERE id = ? AND status = 'sending' AND lease_until_ms < ?`,
+        reason,
+        deliveryId,
+        nowMs,
+      ) === 1
+    );
+  }
+
+  claimDueComments(limit: number, claim: Claim, nowMs: number): DeliveryRecord[] {
+    const rows = this.sql.immediate(() =>
+      this.sql.all(
+        `UPDATE deliveries SET comment_status = 'sending', claim_owner = ?, lease_until_ms = ?
+         WHERE id IN (
+           SELECT id FROM deliveries INDEXED BY deliveries_comments_pending
+           WHERE comment_status = 'pending' AND comment_due_at_ms <= ? ORDER BY comment_due_at_ms LIMIT ?)
+         RETURNING ${COLUMNS}`,
+        claim.owner,
+        claim.leaseUntilMs,
+        nowMs,
+        limit,
+      ),
+    );
+    return rows
+      .map(toDelivery)
+      .sort((a, b) => (a.commentDueAtMs ?? 0) - (b.commentDueAtMs ?? 0) || a.id - b.id);
+  }
+
+  markComment(
+    deliveryId: number,
+    owner: string,
+    status: 'sent' | 'failed',
+    nowMs: number,
+    reason: string | null,
+  ): boolean {
+    return (
+      this.sql.change(
+        `UPDATE deliveries SET comment_status = ?, comment_sent_at_ms = ?, comment_reason = ?, lease_until_ms = NULL
+         WHERE id = ? AND comment_status = 'sending' AND claim_owner = ?`,
+        status,
+        status === 'sent' ? nowMs : null,
+        reason,
+        deliveryId,
+        owner,
+      ) === 1
+    );
+  }
+
+  expiredCommentClaims(nowMs: number, limit: number): DeliveryRecord[] {
+    return this.sql
+      .all(
+        `SELECT ${COLUMNS} FROM deliveries INDEXED BY deliveries_comments_sending
+         WHERE comment_status = 'sending' AND lease_until_ms < ? ORDER BY lease_until_ms LIMIT ?`,
+        nowMs,
+        limit,
+      )
+      .map(toDelivery);
+  }
+
+  releaseExpiredComment(deliveryId: number, nowMs: number): boolean {
+    return (
+      this.sql.change(
+        `UPDATE deliveries SET comment_status = 'pending', claim_owner = NULL, lease_until_ms = NULL
+         WHERE id = ? AND comment_status = 'sending' AND lease_until_ms < ?`,
+        deliveryId,
+        nowMs,
+      ) === 1
+    );
+  }
+
+  failExpiredComment(deliveryId: number, reason: string, nowMs: number): boolean {
+    return (
+      this.sql.change(
+        `UPDATE deliveries SET comment_status = 'failed', comment_reason = ?, lease_until_ms = NULL
+         WHERE id = ? AND comment_status = 'sending' AND lease_until_ms < ?`,
+        reason,
+        deliveryId,
+        nowMs,
+      ) === 1
+    );
+  }
+
+  nextLeaseEndMs(): number | undefined {
+    const row = this.sql.get(
+      `SELECT MIN(t) AS t FROM (
+         SELECT MIN(lease_until_ms) AS t FROM deliveries INDEXED BY deliveries_sending WHERE status = 'sending'
+         UNION ALL
+         SELECT MIN(lease_until_ms) AS t FROM deliveries INDEXED BY deliveries_comments_sending
+           WHERE comment_status = 'sending')`,
+    );
+    return row?.t === null || row?.t === undefined ? undefined : Number(row.t);
   }
 
   nextCommentDueAtMs(): number | undefined {
@@ -208,15 +293,18 @@ export class SqliteSandboxOutbox implements SandboxOutbox {
     body: unknown,
     nowMs: number,
   ): boolean {
-    const changes = this.sql.change(
-      `INSERT INTO sandbox_outbox (kind, delivery_id, platform, body, recorded_at_ms) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT (kind, delivery_id) DO NOTHING`,
-      kind,
-      deliveryId,
-      platform,
-      JSON.stringify(body),
-      nowMs,
+    const row = this.sql.immediate(() =>
+      this.sql.get(
+        `INSERT INTO sandbox_outbox (kind, delivery_id, platform, body, recorded_at_ms) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (kind, delivery_id) DO UPDATE SET sends = sends + 1
+       RETURNING sends`,
+        kind,
+        deliveryId,
+        platform,
+        JSON.stringify(body),
+        nowMs,
+      ),
     );
-    return changes === 1;
+    return Number(row?.sends) === 1;
   }
 }

@@ -138,26 +138,61 @@ const MIGRATIONS: readonly string[] = [
   DROP INDEX posts_planned_by_brand;
   CREATE INDEX posts_planned_by_brand ON posts (brand_id, due_at_ms, status) WHERE status IN ('queued', 'scheduled');
   `,
+  // 5: claims with an owner and a lease. A delivery (or its comment) being sent belongs to the scheduler
+  // that claimed it until its lease ends; the owner renews it while it works, and only an expired lease
+  // is taken over. Rows left `sending` by an older version have no owner: their lease is over. The
+  // sandbox outbox counts every send, so a delivery sent twice shows although its body is kept once.
+  `
+  ALTER TABLE deliveries ADD COLUMN claim_owner TEXT;
+  ALTER TABLE deliveries ADD COLUMN lease_until_ms INTEGER;
+  UPDATE deliveries SET lease_until_ms = 0 WHERE status = 'sending' OR comment_status = 'sending';
+  DROP INDEX deliveries_sending;
+  DROP INDEX deliveries_comments_sending;
+  CREATE INDEX deliveries_sending ON deliveries (lease_until_ms) WHERE status = 'sending';
+  CREATE INDEX deliveries_comments_sending ON deliveries (lease_until_ms) WHERE comment_status = 'sending';
+  ALTER TABLE sandbox_outbox ADD COLUMN sends INTEGER NOT NULL DEFAULT 1;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
+/**
+ * Brings the schema up to date. The version is read again under each migration's write lock: several
+ * processes may start on one fresh file at once, and each must find what the one before it applied,
+ * not apply it a second time.
+ */
 export function migrate(db: SqlDatabase): void {
-  const row = db.prepare('PRAGMA user_version').get() as { user_version: number };
-  const current = Number(row.user_version);
-  if (current > MIGRATIONS.length) {
-    throw new Error(
-      `The database has schema version ${current}, newer than this program knows (${MIGRATIONS.length}): upgrade social-publisher-mcp.`,
+  const schemaVersion = (): number => {
+    const version = Number(
+      (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version,
     );
-  }
-  for (let version = current; version < MIGRATIONS.length; version++) {
+    if (version > MIGRATIONS.length) {
+      throw new Error(
+        `The database has schema version ${version}, newer than this program knows (${MIGRATIONS.length}): upgrade social-publisher-mcp.`,
+      );
+    }
+    return version;
+  };
+  let version = schemaVersion();
+  while (version < MIGRATIONS.length) {
     db.exec('BEGIN IMMEDIATE');
     try {
-      db.exec(MIGRATIONS[version]!);
-      db.exec(`PRAGMA user_version = ${version + 1}`);
+      version = schemaVersion();
+      if (version < MIGRATIONS.length) {
+        db.exec(MIGRATIONS[version]!);
+        version++;
+        db.exec(`PRAGMA user_version = ${version}`);
+      }
       db.exec('COMMIT');
     } catch (error) {
-      db.exec('ROLLBACK');
+      // SQLite may have ended the transaction itself (a full disk): the error is what the caller needs.
+      if (db.inTransaction !== false) {
+        try {
+          db.exec('ROLLBACK');
+        } catch {
+          // As above.
+        }
+      }
       throw error;
     }
   }

@@ -189,6 +189,20 @@ export class SqlitePostStore implements PostStore {
     );
   }
 
+  finishPublishing(postId: number, status: PostStatus, nowMs: number, publishedAtMs: number | null): boolean {
+    // A publishing post holds no queue slot: no held queue run can be affected.
+    return (
+      this.sql.change(
+        `UPDATE posts SET status = ?, updated_at_ms = ?, published_at_ms = COALESCE(?, published_at_ms)
+         WHERE id = ? AND status = 'publishing'`,
+        status,
+        nowMs,
+        publishedAtMs,
+        postId,
+      ) === 1
+    );
+  }
+
   remove(postId: number): void {
     this.mayHaveFreed(this.sql.get('DELETE FROM posts WHERE id = ? RETURNING brand_id, due_at_ms', postId));
   }

@@ -1,0 +1,325 @@
+/**
+ * One pass of the publishing loop, over the store as it is now: claims whose lease ended are taken over,
+ * due posts start publishing (one delivery per channel), pending deliveries are claimed and sent, due
+ * auto-comments are posted.
+ *
+ * Exactly once: a delivery is claimed (pending → sending) by one scheduler, its owner, for a lease the
+ * owner renews while it works (`ClaimLease`), so no other loop, in this process or another on the same
+ * store, sends it. Every later change names the owner: one whose claim was taken over changes nothing,
+ * settles nothing and reports nothing. Only an expired lease is taken over (its owner stopped, or stalled
+ * longer than a lease); the outcome of that send is unknown, so an idempotent publisher (the sandbox)
+ * sends it again and any other fails it with a reason rather than risk sending it twice. Comments are
+ * claimed the same way.
+ */
+import type {
+  Clock,
+  DeliveryRecord,
+  PostRecord,
+  Publisher,
+  PublishingEvent,
+  PublishingEventSink,
+  Store,
+} from '../ports.js';
+import { settlePost, startPublishing } from '../service/publishing.js';
+import type { ClaimLease } from './claim-lease.js';
+import {
+  commentFailed,
+  commentPosted,
+  deliveryFailed,
+  postSettled,
+  postStarted,
+} from './publishing-events.js';
+
+export interface TickSummary {
+  started: number;
+  sent: number;
+  failed: number;
+  comments: number;
+}
+
+export interface PublishingPassOptions {
+  store: Store;
+  clock: Clock;
+  publisher: Publisher;
+  lease: ClaimLease;
+  log: (message: string) => void;
+  events: PublishingEventSink | undefined;
+  batchSize: number;
+  concurrency: number;
+}
+
+const IN_DOUBT_REASON =
+  'The server stopped while sending this delivery, so whether it arrived is unknown; it was not sent again, to avoid a duplicate. Check the channel, then publish again if it is missing.';
+const COMMENT_IN_DOUBT_REASON =
+  'The server stopped while posting this comment, so whether it arrived is unknown; it was not posted again, to avoid a duplicate.';
+
+export class PublishingPass {
+  private readonly store: Store;
+  private readonly clock: Clock;
+  private readonly publisher: Publisher;
+  private readonly lease: ClaimLease;
+  private readonly log: (message: string) => void;
+  private readonly events: PublishingEventSink | undefined;
+  private readonly batchSize: number;
+  private readonly concurrency: number;
+
+  constructor(options: PublishingPassOptions) {
+    this.store = options.store;
+    this.clock = options.clock;
+    this.publisher = options.publisher;
+    this.lease = options.lease;
+    this.log = options.log;
+    this.events = options.events;
+    this.batchSize = options.batchSize;
+    this.concurrency = options.concurrency;
+  }
+
+  async run(): Promise<TickSummary> {
+    const summary: TickSummary = { started: 0, sent: 0, failed: 0, comments: 0 };
+    this.takeOverExpired();
+    summary.started = this.startDuePosts();
+    const outcomes = await this.sendPending();
+    summary.sent = outcomes.sent;
+    summary.failed = outcomes.failed;
+    summary.comments = await this.sendDueComments();
+    return summary;
+  }
+
+  /**
+   * Claims whose lease ended: their owner stopped (or stalled longer than a lease), so whether they went
+   * out is unknown. An idempotent publisher gets them again (back to pending); any other fails them.
+   */
+  private takeOverExpired(): void {
+    const { store } = this;
+    const nowMs = this.clock.now();
+    const idempotent = this.publisher.idempotent;
+    for (const delivery of store.deliveries.expiredClaims(nowMs, this.batchSize * 5)) {
+      // Our own claim, late to be renewed: still ours, being sent right now.
+      if (this.lease.holds(delivery.id)) continue;
+      if (idempotent) {
+        store.deliveries.releaseExpired(delivery.id, nowMs);
+        continue;
+      }
+      const outcome = store.transaction(() => {
+        if (!store.deliveries.failExpired(delivery.id, IN_DOUBT_REASON, nowMs)) return undefined;
+        return { settled: settlePost(store, delivery.postId, nowMs) };
+      });
+      if (!outcome) continue;
+      const post = store.posts.get(delivery.postId) ?? { id: delivery.postId, brandId: 0 };
+      this.announce(post, [
+        deliveryFailed(post, delivery, IN_DOUBT_REASON),
+        ...(outcome.settled ? [postSettled(post, outcome.settled)] : []),
+      ]);
+    }
+    for (const delivery of store.deliveries.expiredCommentClaims(nowMs, this.batchSize * 5)) {
+      if (this.lease.holds(delivery.id)) continue;
+      if (idempotent) store.deliveries.releaseExpiredComment(delivery.id, nowMs);
+      else store.deliveries.failExpiredComment(delivery.id, COMMENT_IN_DOUBT_REASON, nowMs);
+    }
+  }
+
+  private startDuePosts(): number {
+    const { store } = this;
+    let started = 0;
+    for (;;) {
+      const nowMs = this.clock.now();
+      const due = store.posts.due(nowMs, this.batchSize);
+      if (due.length === 0) return started;
+      const events: PublishingEvent[] = [];
+      store.transaction(() => {
+        for (const post of due) {
+          // Another process may have started or cancelled it since it was read.
+          const current = store.posts.get(post.id);
+          if (current?.status !== 'queued' && current?.status !== 'scheduled') continue;
+          const start = startPublishing(store, current, nowMs);
+          started++;
+          if (!this.events) continue;
+          events.push(...postStarted(current, start.deliveries));
+          if (start.settled) events.push(postSettled(current, start.settled));
+        }
+      });
+      // Told once committed: a rolled-back start did not happen.
+      for (const event of events) this.tell(event);
+      if (due.length < this.batchSize) return started;
+    }
+  }
+
+  /**
+   * Sends pending deliveries, `concurrency` at a time. Each worker claims one delivery only when it is
+   * about to send it: a process that dies leaves in doubt only what it was sending, never a batch it had
+   * merely reserved (which a non-idempotent publisher would then have to fail).
+   */
+  private async sendPending(): Promise<{ sent: number; failed: number }> {
+    let sent = 0;
+    let failed = 0;
+    const worker = async () => {
+      let [delivery] = this.store.deliveries.claimPending(1, this.lease.claim(), this.clock.now());
+      while (delivery) {
+        const claimed = delivery;
+        this.lease.hold([claimed.id]);
+        try {
+          const result = await this.sendOne(claimed, this.store.posts.get(claimed.postId));
+          if (result.ok) sent++;
+          else failed++;
+          delivery = result.next;
+        } catch (error) {
+          // The store failed us (full, busy, closing). The claim is left to expire: once its lease is
+          // over, whoever runs next settles it as the publisher's idempotency allows.
+          this.lease.release(claimed.id);
+          this.log(
+            `delivery ${claimed.id} could not be recorded: ${(error as Error).stack ?? String(error)}`,
+          );
+          failed++;
+          return;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: this.concurrency }, worker));
+    return { sent, failed };
+  }
+
+  /**
+   * Sends one claimed delivery and records its outcome; the same transaction claims the worker's next
+   * delivery (one commit per delivery instead of two).
+   */
+  private async sendOne(
+    delivery: DeliveryRecord,
+    post: PostRecord | undefined,
+  ): Promise<{ ok: boolean; next: DeliveryRecord | undefined }> {
+    const { store } = this;
+    let outcome: Awaited<ReturnType<Publisher['deliver']>>;
+    if (!post || !delivery.content) {
+      outcome = { ok: false, reason: 'The post of this delivery no longer exists.' };
+    } else {
+      try {
+        outcome = await this.publisher.deliver({
+          deliveryId: delivery.id,
+          postId: post.id,
+          brandId: post.brandId,
+          channel: { id: delivery.channelId, name: delivery.channelName, type: delivery.channelType },
+          content: delivery.content,
+        });
+      } catch (error) {
+        this.log(
+          `publisher ${this.publisher.name} failed on delivery ${delivery.id}: ${(error as Error).stack}`,
+        );
+        outcome = {
+          ok: false,
+          reason: `The ${this.publisher.name} publisher failed: ${(error as Error).message}`,
+        };
+      }
+    }
+    const nowMs = this.clock.now();
+    const { owner } = this.lease;
+    let marked: { mine: boolean; settled: ReturnType<typeof settlePost>; next: DeliveryRecord | undefined };
+    try {
+      marked = store.transaction(() => {
+        let mine: boolean;
+        if (outcome.ok) {
+          const comment = post?.payload.comment;
+          const commentDueAtMs = comment ? nowMs + comment.delay * 1000 : null;
+          mine = store.deliveries.markSent(delivery.id, owner, outcome.externalId, nowMs, commentDueAtMs);
+        } else {
+          mine = store.deliveries.markFailed(delivery.id, owner, outcome.reason);
+        }
+        const settled = mine ? settlePost(store, delivery.postId, nowMs) : undefined;
+        const [next] = store.deliveries.claimPending(1, this.lease.claim(), nowMs);
+        return { mine, settled, next };
+      });
+    } finally {
+      this.lease.release(delivery.id);
+    }
+    const { next } = marked;
+    if (!marked.mine) {
+      // Our lease ended before we were done (a stall longer than a lease) and another process took the
+      // delivery over: its outcome is that process's to record and announce.
+      this.log(
+        `delivery ${delivery.id} was taken over by another process after its lease ended; this process's outcome (${outcome.ok ? 'sent' : outcome.reason}) was not recorded.`,
+      );
+      return { ok: outcome.ok, next };
+    }
+    const { settled } = marked;
+    const about = post ?? { id: delivery.postId, brandId: 0 };
+    this.announce(about, [
+      ...(outcome.ok ? [] : [deliveryFailed(about, delivery, outcome.reason)]),
+      ...(settled ? [postSettled(about, settled)] : []),
+    ]);
+    return { ok: outcome.ok, next };
+  }
+
+  private async sendDueComments(): Promise<number> {
+    const { store } = this;
+    let posted = 0;
+    for (;;) {
+      // One at a time, claimed as it is posted: a process that dies leaves only that one in doubt.
+      const due = store.deliveries.claimDueComments(1, this.lease.claim(), this.clock.now());
+      if (due.length === 0) return posted;
+      this.lease.hold(due.map((delivery) => delivery.id));
+      for (const delivery of due) {
+        const post = store.posts.get(delivery.postId);
+        const text = post?.payload.comment?.comment;
+        let outcome: Awaited<ReturnType<Publisher['comment']>>;
+        try {
+          outcome = text
+            ? await this.publisher.comment({
+                deliveryId: delivery.id,
+                postId: delivery.postId,
+                brandId: post!.brandId,
+                channel: { id: delivery.channelId, name: delivery.channelName, type: delivery.channelType },
+                externalId: delivery.externalId,
+                comment: text,
+              })
+            : { ok: false, reason: 'The post no longer has a comment.' };
+        } catch (error) {
+          outcome = {
+            ok: false,
+            reason: `The ${this.publisher.name} publisher failed: ${(error as Error).message}`,
+          };
+        }
+        const nowMs = this.clock.now();
+        let mine: boolean;
+        try {
+          mine = store.deliveries.markComment(
+            delivery.id,
+            this.lease.owner,
+            outcome.ok ? 'sent' : 'failed',
+            nowMs,
+            outcome.ok ? null : outcome.reason,
+          );
+        } finally {
+          this.lease.release(delivery.id);
+        }
+        if (!mine) continue;
+        if (outcome.ok) posted++;
+        if (post) {
+          this.tell(
+            outcome.ok
+              ? commentPosted(post, delivery.channelName)
+              : commentFailed(post, delivery.channelName, outcome.reason),
+          );
+        }
+      }
+    }
+  }
+
+  /**
+   * A delivery's end and its post's: in the operator's log, and told to the post's brand (a post that
+   * no longer exists, brand 0, has no brand left to tell).
+   */
+  private announce(post: { brandId: number }, events: readonly PublishingEvent[]): void {
+    for (const event of events) {
+      this.log(event.message);
+      if (post.brandId !== 0) this.tell(event);
+    }
+  }
+
+  /** Tells the post's brand; the engine goes on whatever the sink does. */
+  private tell(event: PublishingEvent): void {
+    if (!this.events) return;
+    try {
+      this.events(event);
+    } catch (error) {
+      this.log(`publishing event not delivered: ${(error as Error).stack ?? String(error)}`);
+    }
+  }
+}

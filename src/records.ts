@@ -1,0 +1,152 @@
+/**
+ * The records the store keeps and the shapes it is written with: plain data, shared by the ports, the
+ * service and the adapters.
+ */
+import type { CommentStatus, DeliveryStatus, PlatformContent } from './domain/delivery.js';
+import type { PostPayload, PostStatus } from './domain/post-schemas.js';
+import type { ChannelType, PublishMode } from './domain/schemas.js';
+
+export interface UserRecord {
+  id: string;
+  name: string;
+  timezone: string;
+  joinedAtMs: number;
+}
+
+export interface BrandRecord {
+  id: number;
+  title: string;
+  description: string | null;
+  timezone: string;
+  queueTimes: string[];
+  createdAtMs: number;
+  updatedAtMs: number;
+}
+
+export interface ChannelRecord {
+  id: number;
+  brandId: number;
+  name: string;
+  type: ChannelType;
+  status: 'ACTIVE' | 'INACTIVE';
+  createdAtMs: number;
+  updatedAtMs: number;
+}
+
+export interface CollectionRecord {
+  id: number;
+  brandId: number;
+  title: string;
+  description: string | null;
+  status: string;
+  createdAtMs: number;
+  updatedAtMs: number;
+  channels: ChannelRecord[];
+}
+
+export interface MediaRecord {
+  id: string;
+  brandId: number;
+  type: string;
+  size: number;
+  sha256: string;
+  path: string;
+  createdAtMs: number;
+}
+
+export interface NewPost {
+  brandId: number;
+  collectionId: number;
+  userId: string;
+  publishMode: PublishMode;
+  status: PostStatus;
+  payload: PostPayload;
+  /** When the post is due to go out (UTC ms); for a DRAFT, the planned time if one was given. */
+  dueAtMs: number | null;
+  createdAtMs: number;
+  idempotencyKey: string | null;
+  /** Hash of collection + payload, to recognise the same post created twice. */
+  contentHash: string;
+}
+
+export interface PostRecord extends NewPost {
+  id: number;
+  updatedAtMs: number;
+  publishedAtMs: number | null;
+}
+
+export interface PostChanges {
+  collectionId: number;
+  publishMode: PublishMode;
+  status: PostStatus;
+  payload: PostPayload;
+  dueAtMs: number | null;
+  contentHash: string;
+}
+
+export interface PostFilter {
+  status?: PostStatus | undefined;
+  collectionId?: number | undefined;
+  /** Due at or after (UTC ms). */
+  fromMs?: number | undefined;
+  /** Due before (UTC ms). */
+  toMs?: number | undefined;
+  order: 'newest' | 'calendar';
+}
+
+export interface DeliveryRecord {
+  id: number;
+  postId: number;
+  channelId: number;
+  channelName: string;
+  channelType: ChannelType;
+  status: DeliveryStatus;
+  reason: string | null;
+  notes: string[];
+  content: PlatformContent | null;
+  externalId: string | null;
+  attempts: number;
+  sentAtMs: number | null;
+  commentStatus: CommentStatus;
+  commentDueAtMs: number | null;
+  commentSentAtMs: number | null;
+  commentReason: string | null;
+}
+
+export type NewDelivery = Pick<
+  DeliveryRecord,
+  'postId' | 'channelId' | 'channelName' | 'channelType' | 'status' | 'reason' | 'notes' | 'content'
+>;
+
+export interface PageWindow {
+  limit: number;
+  offset: number;
+}
+
+/** Workspace declarations, upserted by natural key. */
+export interface BrandUpsert {
+  title: string;
+  description: string | null;
+  timezone: string;
+  queueTimes: string[];
+}
+
+export interface ChannelUpsert {
+  name: string;
+  type: ChannelType;
+  status: 'ACTIVE' | 'INACTIVE';
+}
+
+export interface CollectionUpsert {
+  title: string;
+  description: string | null;
+  channelIds: number[];
+}
+
+export interface UserUpsert {
+  name: string;
+  timezone: string;
+  /** SHA-256 of the API key; null for a user that only acts locally (the demo user). */
+  apiKeyHash: string | null;
+  brandIds: number[];
+}

@@ -1,0 +1,110 @@
+/**
+ * Claims and leases between two schedulers on one store, each with its own SQLite connection, as two
+ * processes sharing a data directory have: a live owner keeps its claims by renewing their lease, only
+ * an expired lease is taken over, and an owner whose claim was taken over records and announces nothing.
+ * The platform is a stand-in that counts every send and can be held mid-send.
+ */
+import { afterEach, expect, it } from 'vitest';
+import { openLocalRuntime } from '../../src/local-runtime.js';
+import type { Publisher, PublishingEvent } from '../../src/ports.js';
+import { Scheduler } from '../../src/publish/scheduler.js';
+import { HeldPlatform } from '../support/held-platform.js';
+import { openTestRuntime, type TestRuntime } from '../support/local.js';
+
+const CONVERSATION = 3; // 6 channels
+
+let rt: TestRuntime;
+const opened: Array<{ close(): void }> = [];
+afterEach(() => {
+  for (const runtime of opened.splice(0)) runtime.close();
+  rt.close();
+});
+
+/** A second connection to the same store, with its own scheduler: another process, in all but name. */
+function secondProcess(publisher: Publisher, options: { leaseMs: number; clock?: { now(): number } }) {
+  const runtime = openLocalRuntime(
+    { dataDir: rt.dataDir, demo: false },
+    { clock: options.clock ?? rt.clock },
+  );
+  opened.push(runtime);
+  const events: PublishingEvent[] = [];
+  const scheduler = new Scheduler({
+    store: runtime.store,
+    clock: options.clock ?? rt.clock,
+    publisher,
+    concurrency: 1,
+    leaseMs: options.leaseMs,
+    events: (event) => events.push(event),
+  });
+  return { scheduler, events };
+}
+
+const settledEvents = (events: PublishingEvent[]) =>
+  events.filter((event) => /^post \d+: (published|partially published|failed)$/.test(event.message));
+
+it('keeps a claim its owner is still sending: the lease is renewed while the send lasts', async () => {
+  rt = openTestRuntime({ now: Date.now() });
+  const clock = { now: () => Date.now() };
+  const platform = new HeldPlatform();
+  const first = secondProcess(platform, { leaseMs: 300, clock });
+  const second = secondProcess(platform, { leaseMs: 300, clock });
+  const created = await rt.service.createPost({
+    brandId: 1,
+    collectionId: CONVERSATION,
+    publishMode: 'IMMEDIATE',
+    caption: 'Held',
+  });
+  platform.hold();
+  const firstTick = first.scheduler.runOnce();
+  await platform.sendStarted;
+  // For four leases the other process ticks every 50 ms, sending the rest: it must never take the held
+  // claim over.
+  const until = Date.now() + 1_200;
+  while (Date.now() < until) {
+    await second.scheduler.runOnce().catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  platform.open();
+  await firstTick;
+  for (let i = 0; i < 5; i++) await second.scheduler.runOnce();
+  const deliveries = (await rt.service.getPost({ brandId: 1, postId: created.id })).deliveries;
+  expect(deliveries.map((d) => d.status)).toEqual(Array(6).fill('sent'));
+  expect(deliveries.map((d) => d.attempts)).toEqual(Array(6).fill(1));
+  expect([...platform.sends.values()]).toEqual(Array(6).fill(1));
+  expect(settledEvents([...first.events, ...second.events])).toHaveLength(1);
+});
+
+it('takes over an expired claim once, and its stalled owner then records and announces nothing', async () => {
+  rt = openTestRuntime();
+  const platform = new HeldPlatform();
+  const stalled = secondProcess(platform, { leaseMs: 30_000 });
+  const other = secondProcess(platform, { leaseMs: 30_000 });
+  const created = await rt.service.createPost({
+    brandId: 1,
+    collectionId: CONVERSATION,
+    publishMode: 'IMMEDIATE',
+    caption: 'Stalled',
+  });
+  platform.hold();
+  const stalledTick = stalled.scheduler.runOnce();
+  await platform.sendStarted;
+  // The owner stalls (a suspended laptop, a blocked event loop) past its lease: on the fake clock no
+  // renewal can make up for it.
+  rt.clock.advance(30_001);
+  platform.open();
+  // Holding the open gate, the other process sends what was claimed and pending, the stalled one's included.
+  await other.scheduler.runOnce();
+  await stalledTick;
+  for (let i = 0; i < 3; i++) await other.scheduler.runOnce();
+
+  const post = await rt.service.getPost({ brandId: 1, postId: created.id });
+  expect(post.status).toBe('published');
+  expect(post.deliveries.map((d) => d.status)).toEqual(Array(6).fill('sent'));
+  const taken = post.deliveries.filter((d) => d.attempts === 2);
+  expect(taken).toHaveLength(1);
+  // Sent twice (the idempotent platform allows a resend after a lost lease), recorded once.
+  expect(platform.sends.get(taken[0]!.id)).toBe(2);
+  expect([...platform.sends.values()].filter((n) => n === 1)).toHaveLength(5);
+  // Published announced once in all, by the process that settled the post.
+  expect(settledEvents([...stalled.events, ...other.events])).toHaveLength(1);
+});
