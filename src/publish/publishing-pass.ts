@@ -74,7 +74,19 @@ export class PublishingPass {
     this.concurrency = options.concurrency;
   }
 
+  /** Set by `halt()`: the pass under way finishes what it is sending and claims nothing more. */
+  private halted = false;
+
+  /**
+   * Ends the pass under way early (a server stopping): deliveries and comments being sent finish and are
+   * recorded, nothing more is claimed, and what is left stays pending for the next process.
+   */
+  halt(): void {
+    this.halted = true;
+  }
+
   async run(): Promise<TickSummary> {
+    this.halted = false;
     const summary: TickSummary = { started: 0, sent: 0, failed: 0, comments: 0 };
     this.takeOverExpired();
     summary.started = this.startDuePosts();
@@ -153,7 +165,9 @@ export class PublishingPass {
     let sent = 0;
     let failed = 0;
     const worker = async () => {
-      let [delivery] = this.store.deliveries.claimPending(1, this.lease.claim(), this.clock.now());
+      let [delivery] = this.halted
+        ? []
+        : this.store.deliveries.claimPending(1, this.lease.claim(), this.clock.now());
       while (delivery) {
         const claimed = delivery;
         this.lease.hold([claimed.id]);
@@ -223,7 +237,7 @@ export class PublishingPass {
           mine = store.deliveries.markFailed(delivery.id, owner, outcome.reason);
         }
         const settled = mine ? settlePost(store, delivery.postId, nowMs) : undefined;
-        const [next] = store.deliveries.claimPending(1, this.lease.claim(), nowMs);
+        const [next] = this.halted ? [] : store.deliveries.claimPending(1, this.lease.claim(), nowMs);
         return { mine, settled, next };
       });
     } finally {
@@ -250,7 +264,7 @@ export class PublishingPass {
   private async sendDueComments(): Promise<number> {
     const { store } = this;
     let posted = 0;
-    for (;;) {
+    while (!this.halted) {
       // One at a time, claimed as it is posted: a process that dies leaves only that one in doubt.
       const due = store.deliveries.claimDueComments(1, this.lease.claim(), this.clock.now());
       if (due.length === 0) return posted;
@@ -300,6 +314,7 @@ export class PublishingPass {
         }
       }
     }
+    return posted;
   }
 
   /**

@@ -85,11 +85,15 @@ export class Scheduler {
     this.schedule(0);
   }
 
-  /** Stops the loop; resolves when the tick under way (if any) has finished. */
+  /**
+   * Stops the loop; resolves when the tick under way (if any) has finished sending what it had claimed.
+   * It claims nothing more: what is left stays pending for the next process.
+   */
   async stop(): Promise<void> {
     this.running = false;
     clearTimeout(this.timer);
     this.timer = undefined;
+    if (this.tick) this.pass.halt();
     await this.tick;
     // A tick leaves no claim held; a runOnce a caller started by hand may still run and renews its own.
     if (!this.tick) this.lease.stop();

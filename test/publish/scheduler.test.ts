@@ -457,4 +457,48 @@ describe('scheduler loop', () => {
       realTime.close();
     }
   });
+
+  it('on stop, finishes and records the send under way, claims nothing more, leaves the rest pending', async () => {
+    const realTime = openTestRuntime({ now: Date.now() });
+    const platform = new HeldPlatform();
+    const loop = new Scheduler({
+      store: realTime.runtime.store,
+      clock: { now: () => Date.now() },
+      publisher: platform,
+      concurrency: 1,
+      maxSleepMs: 60_000,
+    });
+    try {
+      const created = await realTime.service.createPost({
+        brandId: 1,
+        collectionId: CONVERSATION,
+        publishMode: 'IMMEDIATE',
+        caption: 'Stopping',
+      });
+      platform.hold();
+      loop.start();
+      await platform.sendStarted;
+      let stopped = false;
+      const stopping = loop.stop().then(() => {
+        stopped = true;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(stopped).toBe(false); // it waits for the send under way
+      platform.open();
+      await stopping;
+      const deliveries = (await realTime.service.getPost({ brandId: 1, postId: created.id })).deliveries;
+      expect(deliveries.map((d) => d.status).sort()).toEqual([
+        'pending',
+        'pending',
+        'pending',
+        'pending',
+        'pending',
+        'sent',
+      ]);
+      expect([...platform.sends.values()]).toEqual([1]);
+    } finally {
+      await loop.stop();
+      realTime.close();
+    }
+  });
 });
