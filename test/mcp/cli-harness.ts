@@ -91,6 +91,8 @@ export interface StdioSession {
   client: Client;
   /** Everything the server wrote to stderr so far. */
   stderr(): string;
+  /** The server process's id (to kill it as a crash would), null once it has exited. */
+  pid(): number | null;
   call(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
   close(): Promise<void>;
 }
@@ -118,6 +120,7 @@ export async function connectStdio(env: Record<string, string>): Promise<StdioSe
   return {
     client,
     stderr: () => stderr,
+    pid: () => transport.pid,
     call: async (name, args = {}) =>
       (await client.callTool({ name, arguments: args }, undefined, {
         timeout: CHILD_TIMEOUT_MS,

@@ -16,8 +16,7 @@ import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, expect, it } from 'vitest';
 import { formatLocalTime } from '../../src/domain/time.js';
@@ -27,7 +26,7 @@ import {
   CHILD_TIMEOUT_MS,
   childEnv,
   cleanup,
-  MAIN_JS,
+  connectStdio,
   requireBuild,
   runMain,
   spawnMain,
@@ -118,28 +117,18 @@ async function startServe(env: Record<string, string>, log: string[]): Promise<R
 }
 
 async function startStdio(env: Record<string, string>, log: string[]): Promise<Running & { client: Client }> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [MAIN_JS],
-    env,
-    stderr: 'pipe',
-  });
-  let stderr = '';
-  transport.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
-  });
-  const client = new Client({ name: 'multi-process-test', version: '1.0.0' });
-  await client.connect(transport, { timeout: CHILD_TIMEOUT_MS });
+  const session = await connectStdio(env);
   return {
-    client,
+    client: session.client,
     async kill() {
-      if (transport.pid) process.kill(transport.pid, 'SIGKILL');
-      await client.close().catch(() => {});
-      log.push(stderr);
+      const pid = session.pid();
+      if (pid) process.kill(pid, 'SIGKILL');
+      await session.close().catch(() => {});
+      log.push(session.stderr());
     },
     async stop() {
-      await client.close();
-      log.push(stderr);
+      await session.close();
+      log.push(session.stderr());
     },
   };
 }

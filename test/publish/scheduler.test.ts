@@ -423,7 +423,11 @@ describe('scheduler loop', () => {
     }
   });
 
-  it('never runs two ticks at once, however often it is started', async () => {
+  /**
+   * A running loop (real time, one send at a time) whose first send of a new IMMEDIATE post to the six
+   * Conversation channels is held mid-send.
+   */
+  async function loopHeldMidSend(caption: string) {
     const realTime = openTestRuntime({ now: Date.now() });
     const platform = new HeldPlatform();
     const loop = new Scheduler({
@@ -433,16 +437,21 @@ describe('scheduler loop', () => {
       concurrency: 1,
       maxSleepMs: 60_000,
     });
+    const created = await realTime.service.createPost({
+      brandId: 1,
+      collectionId: CONVERSATION,
+      publishMode: 'IMMEDIATE',
+      caption,
+    });
+    platform.hold();
+    loop.start();
+    await platform.sendStarted;
+    return { realTime, platform, loop, postId: created.id };
+  }
+
+  it('never runs two ticks at once, however often it is started', async () => {
+    const { realTime, platform, loop, postId } = await loopHeldMidSend('One tick at a time');
     try {
-      const created = await realTime.service.createPost({
-        brandId: 1,
-        collectionId: CONVERSATION,
-        publishMode: 'IMMEDIATE',
-        caption: 'One tick at a time',
-      });
-      platform.hold();
-      loop.start();
-      await platform.sendStarted;
       // A second start (or a wake) while the tick is held mid-send must not start a second tick, which
       // would send the post's other deliveries beside the held one.
       loop.start();
@@ -450,7 +459,7 @@ describe('scheduler loop', () => {
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect([...platform.sends.values()]).toEqual([1]);
       platform.open();
-      expect(await statusWhenSettled(realTime.service, created.id, 'published')).toBe('published');
+      expect(await statusWhenSettled(realTime.service, postId, 'published')).toBe('published');
       expect([...platform.sends.values()]).toEqual(Array(6).fill(1));
     } finally {
       await loop.stop();
@@ -459,25 +468,8 @@ describe('scheduler loop', () => {
   });
 
   it('on stop, finishes and records the send under way, claims nothing more, leaves the rest pending', async () => {
-    const realTime = openTestRuntime({ now: Date.now() });
-    const platform = new HeldPlatform();
-    const loop = new Scheduler({
-      store: realTime.runtime.store,
-      clock: { now: () => Date.now() },
-      publisher: platform,
-      concurrency: 1,
-      maxSleepMs: 60_000,
-    });
+    const { realTime, platform, loop, postId } = await loopHeldMidSend('Stopping');
     try {
-      const created = await realTime.service.createPost({
-        brandId: 1,
-        collectionId: CONVERSATION,
-        publishMode: 'IMMEDIATE',
-        caption: 'Stopping',
-      });
-      platform.hold();
-      loop.start();
-      await platform.sendStarted;
       let stopped = false;
       const stopping = loop.stop().then(() => {
         stopped = true;
@@ -486,7 +478,7 @@ describe('scheduler loop', () => {
       expect(stopped).toBe(false); // it waits for the send under way
       platform.open();
       await stopping;
-      const deliveries = (await realTime.service.getPost({ brandId: 1, postId: created.id })).deliveries;
+      const deliveries = (await realTime.service.getPost({ brandId: 1, postId })).deliveries;
       expect(deliveries.map((d) => d.status).sort()).toEqual([
         'pending',
         'pending',

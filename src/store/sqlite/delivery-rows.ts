@@ -30,6 +30,32 @@ function toDelivery(row: Row): DeliveryRecord {
   };
 }
 
+/**
+ * What a claim is on: a delivery (its `status`) or its auto-comment (`comment_status`). A claim whose
+ * lease ended is found, put back to pending or failed by the same statements for both; each change
+ * re-checks that the lease is still over, since its owner may have renewed it meanwhile.
+ */
+const CLAIMED = {
+  delivery: { status: 'status', reason: 'reason', index: 'deliveries_sending' },
+  comment: { status: 'comment_status', reason: 'comment_reason', index: 'deliveries_comments_sending' },
+} as const;
+
+type ClaimKind = keyof typeof CLAIMED;
+
+function expiredClaimStatements(kind: ClaimKind) {
+  const { status, reason, index } = CLAIMED[kind];
+  const stillExpired = `id = ? AND ${status} = 'sending' AND lease_until_ms < ?`;
+  return {
+    select: `SELECT ${COLUMNS} FROM deliveries INDEXED BY ${index}
+      WHERE ${status} = 'sending' AND lease_until_ms < ? ORDER BY lease_until_ms LIMIT ?`,
+    release: `UPDATE deliveries SET ${status} = 'pending', claim_owner = NULL, lease_until_ms = NULL
+      WHERE ${stillExpired}`,
+    fail: `UPDATE deliveries SET ${status} = 'failed', ${reason} = ?, lease_until_ms = NULL WHERE ${stillExpired}`,
+  };
+}
+
+const EXPIRED = { delivery: expiredClaimStatements('delivery'), comment: expiredClaimStatements('comment') };
+
 export class SqliteDeliveryStore implements DeliveryStore {
   constructor(private readonly sql: Sql) {}
 
@@ -144,37 +170,15 @@ export class SqliteDeliveryStore implements DeliveryStore {
   }
 
   expiredClaims(nowMs: number, limit: number): DeliveryRecord[] {
-    return this.sql
-      .all(
-        `SELECT ${COLUMNS} FROM deliveries INDEXED BY deliveries_sending
-         WHERE status = 'sending' AND lease_until_ms < ? ORDER BY lease_until_ms LIMIT ?`,
-        nowMs,
-        limit,
-      )
-      .map(toDelivery);
+    return this.expired('delivery', nowMs, limit);
   }
 
   releaseExpired(deliveryId: number, nowMs: number): boolean {
-    return (
-      this.sql.change(
-        `UPDATE deliveries SET status = 'pending', claim_owner = NULL, lease_until_ms = NULL
-         WHERE id = ? AND status = 'sending' AND lease_until_ms < ?`,
-        deliveryId,
-        nowMs,
-      ) === 1
-    );
+    return this.sql.change(EXPIRED.delivery.release, deliveryId, nowMs) === 1;
   }
 
   failExpired(deliveryId: number, reason: string, nowMs: number): boolean {
-    return (
-      this.sql.change(
-        `UPDATE deliveries SET status = 'failed', reason = ?, lease_until_ms = NULL
-         WHERE id = ? AND status = 'sending' AND lease_until_ms < ?`,
-        reason,
-        deliveryId,
-        nowMs,
-      ) === 1
-    );
+    return this.sql.change(EXPIRED.delivery.fail, reason, deliveryId, nowMs) === 1;
   }
 
   claimDueComments(limit: number, claim: Claim, nowMs: number): DeliveryRecord[] {
@@ -217,37 +221,19 @@ export class SqliteDeliveryStore implements DeliveryStore {
   }
 
   expiredCommentClaims(nowMs: number, limit: number): DeliveryRecord[] {
-    return this.sql
-      .all(
-        `SELECT ${COLUMNS} FROM deliveries INDEXED BY deliveries_comments_sending
-         WHERE comment_status = 'sending' AND lease_until_ms < ? ORDER BY lease_until_ms LIMIT ?`,
-        nowMs,
-        limit,
-      )
-      .map(toDelivery);
+    return this.expired('comment', nowMs, limit);
   }
 
   releaseExpiredComment(deliveryId: number, nowMs: number): boolean {
-    return (
-      this.sql.change(
-        `UPDATE deliveries SET comment_status = 'pending', claim_owner = NULL, lease_until_ms = NULL
-         WHERE id = ? AND comment_status = 'sending' AND lease_until_ms < ?`,
-        deliveryId,
-        nowMs,
-      ) === 1
-    );
+    return this.sql.change(EXPIRED.comment.release, deliveryId, nowMs) === 1;
   }
 
   failExpiredComment(deliveryId: number, reason: string, nowMs: number): boolean {
-    return (
-      this.sql.change(
-        `UPDATE deliveries SET comment_status = 'failed', comment_reason = ?, lease_until_ms = NULL
-         WHERE id = ? AND comment_status = 'sending' AND lease_until_ms < ?`,
-        reason,
-        deliveryId,
-        nowMs,
-      ) === 1
-    );
+    return this.sql.change(EXPIRED.comment.fail, reason, deliveryId, nowMs) === 1;
+  }
+
+  private expired(kind: ClaimKind, nowMs: number, limit: number): DeliveryRecord[] {
+    return this.sql.all(EXPIRED[kind].select, nowMs, limit).map(toDelivery);
   }
 
   nextLeaseEndMs(): number | undefined {
