@@ -146,8 +146,7 @@ export interface DeliveryStore {
 export interface SandboxOutbox {
   /**
    * Records a delivery or comment: its body once, and every send in a count (`sends`), so that a
-   * delivery sent twice shows even though the sandbox, being idempotent, keeps one body. False when
-   * it was already recorded.
+   * delivery sent twice shows even though the sandbox, being idempotent, keeps one body.
    */
   record(
     kind: 'delivery' | 'comment',
@@ -155,7 +154,7 @@ export interface SandboxOutbox {
     platform: string,
     body: unknown,
     nowMs: number,
-  ): boolean;
+  ): void;
 }
 
 export interface Store {

@@ -28,6 +28,7 @@ function secondProcess(publisher: Publisher, options: { leaseMs: number; clock?:
   );
   opened.push(runtime);
   const events: PublishingEvent[] = [];
+  const logged: string[] = [];
   const scheduler = new Scheduler({
     store: runtime.store,
     clock: options.clock ?? rt.clock,
@@ -35,8 +36,9 @@ function secondProcess(publisher: Publisher, options: { leaseMs: number; clock?:
     concurrency: 1,
     leaseMs: options.leaseMs,
     events: (event) => events.push(event),
+    log: (message) => logged.push(message),
   });
-  return { scheduler, events };
+  return { scheduler, events, logged };
 }
 
 const settledEvents = (events: PublishingEvent[]) =>
@@ -92,9 +94,14 @@ it('takes over an expired claim once, and its stalled owner then records and ann
   // renewal can make up for it.
   rt.clock.advance(30_001);
   platform.open();
-  // Holding the open gate, the other process sends what was claimed and pending, the stalled one's included.
-  await other.scheduler.runOnce();
+  // The other process takes the expired claim over and is mid-send of it when the stalled owner comes
+  // back with its own outcome: that outcome must not be recorded over the new owner's claim.
+  platform.hold();
+  const otherTick = other.scheduler.runOnce();
+  await platform.sendStarted;
   await stalledTick;
+  platform.open();
+  await otherTick;
   for (let i = 0; i < 3; i++) await other.scheduler.runOnce();
 
   const post = await rt.service.getPost({ brandId: 1, postId: created.id });
@@ -107,4 +114,9 @@ it('takes over an expired claim once, and its stalled owner then records and ann
   expect([...platform.sends.values()].filter((n) => n === 1)).toHaveLength(5);
   // Published announced once in all, by the process that settled the post.
   expect(settledEvents([...stalled.events, ...other.events])).toHaveLength(1);
+  // The stalled owner knows it lost the claim, and says so to its operator.
+  expect(stalled.logged.filter((line) => line.includes('was taken over by another process'))).toEqual([
+    `delivery ${taken[0]!.id} was taken over by another process after its lease ended; this process's outcome (sent) was not recorded.`,
+  ]);
+  expect(other.logged.filter((line) => line.includes('taken over'))).toEqual([]);
 });

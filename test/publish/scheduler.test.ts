@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { formatLocalTime } from '../../src/domain/time.js';
+import type { Publisher, PublishingEvent, PublishingEventSink } from '../../src/ports.js';
 import { SandboxPublisher } from '../../src/publish/sandbox-publisher.js';
 import { Scheduler } from '../../src/publish/scheduler.js';
 import { WebhookPublisher } from '../../src/publish/webhook-publisher.js';
@@ -221,6 +222,70 @@ describe('scheduler', () => {
   });
 });
 
+describe('scheduler with a failing platform', () => {
+  /** A platform whose client throws (a bug, a socket torn down) instead of answering. */
+  const throwing = (on: 'deliver' | 'comment'): Publisher => ({
+    name: 'flaky',
+    idempotent: true,
+    deliver: async (job) => {
+      if (on === 'deliver') throw new Error('socket hang up');
+      return { ok: true, externalId: `ok-${job.deliveryId}` };
+    },
+    comment: async () => {
+      throw new Error('socket hang up');
+    },
+  });
+
+  it('fails a delivery whose publisher throws, with the reason, and goes on', async () => {
+    scheduler = new Scheduler({ store: rt.runtime.store, clock: rt.clock, publisher: throwing('deliver') });
+    const id = await create({ publishMode: 'IMMEDIATE', collectionId: CONVERSATION });
+    expect(await scheduler.runOnce()).toMatchObject({ sent: 0, failed: 6 });
+    const post = await rt.service.getPost({ brandId: 1, postId: id });
+    expect(post.status).toBe('failed');
+    expect(post.deliveries.map((d) => d.reason)).toEqual(
+      Array(6).fill('The flaky publisher failed: socket hang up'),
+    );
+  });
+
+  it('fails a comment whose publisher throws, with the reason', async () => {
+    scheduler = new Scheduler({ store: rt.runtime.store, clock: rt.clock, publisher: throwing('comment') });
+    const id = await create({
+      publishMode: 'IMMEDIATE',
+      collectionId: CONVERSATION,
+      comment: { comment: 'First!', delay: 1 },
+    });
+    await scheduler.runOnce();
+    rt.clock.advance(1_000);
+    expect((await scheduler.runOnce()).comments).toBe(0);
+    const post = await rt.service.getPost({ brandId: 1, postId: id });
+    expect(post.deliveries.map((d) => [d.comment.status, d.comment.reason])).toEqual(
+      Array(6).fill(['failed', 'The flaky publisher failed: socket hang up']),
+    );
+  });
+
+  it('never takes back its own claim, even when its lease ran out while it was still sending', async () => {
+    const platform = new HeldPlatform();
+    scheduler = new Scheduler({
+      store: rt.runtime.store,
+      clock: rt.clock,
+      publisher: platform,
+      concurrency: 1,
+    });
+    const id = await create({ publishMode: 'IMMEDIATE', collectionId: CONVERSATION });
+    platform.hold();
+    const first = scheduler.runOnce();
+    await platform.sendStarted;
+    rt.clock.advance(31_000); // past the lease, with no renewal on the fake clock
+    await scheduler.runOnce();
+    platform.open();
+    await first;
+    const post = await rt.service.getPost({ brandId: 1, postId: id });
+    expect(post.status).toBe('published');
+    expect(post.deliveries.map((d) => d.attempts)).toEqual(Array(6).fill(1));
+    expect([...platform.sends.values()]).toEqual(Array(6).fill(1));
+  });
+});
+
 describe('scheduler with the webhook publisher', () => {
   let server: Server;
   let received: Array<{ headers: IncomingMessage['headers']; body: Record<string, unknown> }>;
@@ -238,7 +303,7 @@ describe('scheduler with the webhook publisher', () => {
         const body = JSON.parse(text) as Record<string, unknown>;
         received.push({ headers: request.headers, body });
         const channel = body.channel as { type: string };
-        response.statusCode = channel.type === failFor ? 422 : 200;
+        response.statusCode = failFor === '*' || channel.type === failFor ? 422 : 200;
         response.end(JSON.stringify({ id: `ext-${received.length}` }));
       });
     });
@@ -249,7 +314,7 @@ describe('scheduler with the webhook publisher', () => {
     await new Promise((resolve) => server.close(resolve));
   });
 
-  function webhookScheduler(options: { leaseMs?: number } = {}): Scheduler {
+  function webhookScheduler(options: { leaseMs?: number; events?: PublishingEventSink } = {}): Scheduler {
     const { port } = server.address() as AddressInfo;
     return new Scheduler({
       store: rt.runtime.store,
@@ -276,6 +341,71 @@ describe('scheduler with the webhook publisher', () => {
     expect(instagram).toMatchObject({ status: 'failed' });
     expect(instagram?.reason).toContain('422');
     expect(result.deliveries.find((d) => d.channelType === 'Facebook')?.externalId).toMatch(/^ext-\d+$/);
+  });
+
+  it("tells the brand each delivery that failed and the post's end, once each", async () => {
+    const events: PublishingEvent[] = [];
+    scheduler = webhookScheduler({ events: (event) => events.push(event) });
+    failFor = 'Telegram';
+    const id = await create({ publishMode: 'IMMEDIATE' });
+    // Another process claimed three deliveries and died: they fail, with their reason, once the lease ends.
+    rt.runtime.store.deliveries.claimPending(3, otherProcess(rt.clock.now() + MINUTE), rt.clock.now());
+    await scheduler.runOnce();
+    rt.clock.advance(MINUTE + 1);
+    await scheduler.runOnce();
+    await scheduler.runOnce();
+    const messages = events.map((event) => `${event.level} ${event.message}`);
+    expect(messages.filter((m) => m.includes('failed: The webhook answered 422'))).toEqual([
+      expect.stringMatching(
+        new RegExp(`^warning delivery \\d+ of post ${id} to Northwind Coffee on Telegram failed`),
+      ),
+    ]);
+    expect(messages.filter((m) => m.includes('whether it arrived is unknown'))).toHaveLength(3);
+    expect(messages.filter((m) => m === `warning post ${id}: partially published`)).toHaveLength(1);
+    expect(events.every((event) => event.brandId === 1 && event.postId === id)).toBe(true);
+    const post = await rt.service.getPost({ brandId: 1, postId: id });
+    const failed = post.deliveries.filter((d) => d.status === 'failed');
+    expect(failed).toHaveLength(5); // Pinterest (INACTIVE), Telegram (refused), three in doubt
+    expect(failed.every((d) => d.sentAt === null && d.externalId === null)).toBe(true);
+  });
+
+  it('fails a post none of whose deliveries went out, with no published time', async () => {
+    scheduler = webhookScheduler();
+    failFor = '*';
+    const id = await create({ publishMode: 'IMMEDIATE', collectionId: CONVERSATION });
+    await scheduler.runOnce();
+    const post = await rt.service.getPost({ brandId: 1, postId: id });
+    expect(post.status).toBe('failed');
+    expect(post.publishedAt).toBeNull();
+  });
+
+  it('fails, never reposts, a comment another process left mid-send once its lease is over', async () => {
+    scheduler = webhookScheduler();
+    const id = await create({
+      publishMode: 'IMMEDIATE',
+      collectionId: CONVERSATION,
+      comment: { comment: 'First!', delay: 60 },
+    });
+    await scheduler.runOnce();
+    rt.clock.advance(60_000);
+    const leaseUntilMs = rt.clock.now() + MINUTE;
+    const inDoubt = rt.runtime.store.deliveries.claimDueComments(
+      2,
+      otherProcess(leaseUntilMs),
+      rt.clock.now(),
+    );
+    expect((await scheduler.runOnce()).comments).toBe(4);
+    rt.clock.set(leaseUntilMs + 1);
+    expect((await scheduler.runOnce()).comments).toBe(0);
+    const comments = received.filter((r) => r.headers['x-social-publisher-event'] === 'comment');
+    expect(comments).toHaveLength(4);
+    const deliveries = (await rt.service.getPost({ brandId: 1, postId: id })).deliveries;
+    const failed = deliveries.filter((d) => d.comment.status === 'failed');
+    expect(failed.map((d) => d.id).sort()).toEqual(inDoubt.map((d) => d.id).sort());
+    expect(failed.every((d) => d.comment.reason?.includes('whether it arrived is unknown'))).toBe(true);
+    expect(failed.every((d) => d.comment.sentAt === null)).toBe(true);
+    const posted = deliveries.filter((d) => d.comment.status === 'sent');
+    expect(posted.map((d) => d.comment.sentAt)).toEqual(Array(4).fill('2026-11-21T12:01:00.000000Z'));
   });
 
   it('marks failed, never resends, a webhook delivery left in doubt once its lease is over', async () => {
@@ -488,6 +618,37 @@ describe('scheduler loop', () => {
         'sent',
       ]);
       expect([...platform.sends.values()]).toEqual([1]);
+    } finally {
+      await loop.stop();
+      realTime.close();
+    }
+  });
+
+  it("takes over a stopped process's claim when its lease ends, not at its next long sleep", async () => {
+    const realTime = openTestRuntime({ now: Date.now() });
+    const clock = { now: () => Date.now() };
+    const loop = new Scheduler({
+      store: realTime.runtime.store,
+      clock,
+      publisher: new SandboxPublisher(realTime.runtime.store.sandbox, clock),
+      maxSleepMs: 60_000,
+    });
+    try {
+      const created = await realTime.service.createPost({
+        brandId: 1,
+        collectionId: CONVERSATION,
+        publishMode: 'IMMEDIATE',
+        caption: 'Left behind',
+      });
+      // A process claimed one delivery and died; its lease ends 500 ms from now.
+      const leaseEnd = Date.now() + 500;
+      realTime.runtime.store.deliveries.claimPending(1, otherProcess(leaseEnd), Date.now());
+      loop.start();
+      expect(await statusWhenSettled(realTime.service, created.id, 'published')).toBe('published');
+      const post = await realTime.service.getPost({ brandId: 1, postId: created.id });
+      expect(Date.parse(post.publishedAt!)).toBeGreaterThan(leaseEnd);
+      expect(Date.parse(post.publishedAt!) - leaseEnd).toBeLessThan(1_500);
+      expect(post.deliveries.map((d) => d.attempts).sort()).toEqual([1, 1, 1, 1, 1, 2]);
     } finally {
       await loop.stop();
       realTime.close();

@@ -278,19 +278,15 @@ export class SqliteSandboxOutbox implements SandboxOutbox {
     platform: string,
     body: unknown,
     nowMs: number,
-  ): boolean {
-    const row = this.sql.immediate(() =>
-      this.sql.get(
-        `INSERT INTO sandbox_outbox (kind, delivery_id, platform, body, recorded_at_ms) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT (kind, delivery_id) DO UPDATE SET sends = sends + 1
-       RETURNING sends`,
-        kind,
-        deliveryId,
-        platform,
-        JSON.stringify(body),
-        nowMs,
-      ),
+  ): void {
+    this.sql.run(
+      `INSERT INTO sandbox_outbox (kind, delivery_id, platform, body, recorded_at_ms) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (kind, delivery_id) DO UPDATE SET sends = sends + 1`,
+      kind,
+      deliveryId,
+      platform,
+      JSON.stringify(body),
+      nowMs,
     );
-    return Number(row?.sends) === 1;
   }
 }
