@@ -60,6 +60,9 @@ export async function receiveMediaUpload(
     parser.on('file', (field: string | undefined, file) => {
       if (field !== 'media') {
         notAllowed(field);
+        // A body that ends inside this part destroys it with busboy's error; the parser reports that
+        // error too (answered below), so here it only must not be thrown at the process.
+        file.on('error', () => undefined);
         file.resume();
         return;
       }
