@@ -32,6 +32,20 @@ export interface SqlDatabase {
   close(): void;
 }
 
+/**
+ * Ends a transaction that failed, unless SQLite already has (it rolls back by itself on a full disk, and
+ * then a ROLLBACK fails with "no transaction is active"). Never throws: the error that brought the
+ * caller here is the one to report, not a failure of the rollback.
+ */
+export function rollBackFailed(db: Pick<SqlDatabase, 'inTransaction' | 'exec'>): void {
+  if (db.inTransaction === false) return;
+  try {
+    db.exec('ROLLBACK');
+  } catch {
+    // Only a driver that cannot tell whether a transaction is open gets here, with none left to end.
+  }
+}
+
 /** The first value of each row, for a driver that only returns row objects. */
 function firstColumn(statement: SqlStatement): SqlColumnStatement {
   return {

@@ -2,7 +2,7 @@
  * Schema migrations, applied in order, each in its own transaction; `PRAGMA user_version` records how
  * many have run. Never edit a released migration: add the next one.
  */
-import type { SqlDatabase } from './driver.js';
+import { rollBackFailed, type SqlDatabase } from './driver.js';
 
 const MIGRATIONS: readonly string[] = [
   `
@@ -185,14 +185,7 @@ export function migrate(db: SqlDatabase): void {
       }
       db.exec('COMMIT');
     } catch (error) {
-      // SQLite may have ended the transaction itself (a full disk): the error is what the caller needs.
-      if (db.inTransaction !== false) {
-        try {
-          db.exec('ROLLBACK');
-        } catch {
-          // As above.
-        }
-      }
+      rollBackFailed(db);
       throw error;
     }
   }

@@ -7,7 +7,7 @@
 import { mkdirSync, statfsSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { StorageStartError } from '../../domain/errors.js';
-import { openDatabase, type SqlDatabase, sqliteErrorCode } from './driver.js';
+import { openDatabase, rollBackFailed, type SqlDatabase, sqliteErrorCode } from './driver.js';
 import { migrate } from './migrations.js';
 
 /**
@@ -69,13 +69,7 @@ function probeWrite(db: SqlDatabase): void {
     const { user_version } = db.prepare('PRAGMA user_version').get() as { user_version: number };
     db.exec(`PRAGMA user_version = ${Number(user_version)}`);
   } catch (error) {
-    if (db.inTransaction !== false) {
-      try {
-        db.exec('ROLLBACK');
-      } catch {
-        // The refused write is what the caller must hear of.
-      }
-    }
+    rollBackFailed(db);
     throw error;
   }
   db.exec('ROLLBACK');

@@ -5,6 +5,7 @@
  */
 import { StorageFullError, StorageReadOnlyError } from '../../domain/errors.js';
 import {
+  rollBackFailed,
   type SqlColumnStatement,
   type SqlDatabase,
   type SqlStatement,
@@ -123,11 +124,6 @@ export class Sql {
     return Number(this.write(sql, params).changes);
   }
 
-  /** Whether a transaction (or a savepoint in one) is under way on this connection. */
-  get inTransaction(): boolean {
-    return this.transactionDepth > 0;
-  }
-
   /**
    * Runs `work` in the transaction under way, else in one of its own. A write outside a transaction
    * starts as a read and asks for the write lock only later; when another connection commits in
@@ -139,7 +135,7 @@ export class Sql {
   }
 
   private write(sql: string, params: SqlValue[]): ReturnType<SqlStatement['run']> {
-    if (this.transactionDepth === 0) return this.transaction(() => this.write(sql, params));
+    if (this.transactionDepth === 0) return this.immediate(() => this.write(sql, params));
     if (this.lost !== undefined) throw this.lost;
     this.observer?.(sql, params);
     try {
@@ -191,7 +187,7 @@ export class Sql {
     } catch (error) {
       // What the transaction read or wrote is gone: no cache may keep it.
       this.epoch++;
-      this.rollBack();
+      rollBackFailed(this.db);
       throw error;
     } finally {
       this.transactionDepth = 0;
@@ -214,20 +210,6 @@ export class Sql {
       throw error;
     } finally {
       this.transactionDepth--;
-    }
-  }
-
-  /**
-   * Ends a failed transaction, unless SQLite already has: it rolls back by itself on some faults (a
-   * full disk), and then our ROLLBACK would fail with "no transaction is active". A failure here must
-   * not take the place of the error that brought us here, which is the one the caller needs.
-   */
-  private rollBack(): void {
-    if (this.db.inTransaction === false) return;
-    try {
-      this.execute('ROLLBACK');
-    } catch {
-      // Only a driver that cannot tell gets here, with no transaction left to end.
     }
   }
 
