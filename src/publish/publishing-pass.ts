@@ -62,6 +62,8 @@ export class PublishingPass {
   private readonly events: PublishingEventSink | undefined;
   private readonly batchSize: number;
   private readonly concurrency: number;
+  /** Set by `halt()`: the pass under way finishes what it is sending and claims nothing more. */
+  private halted = false;
 
   constructor(options: PublishingPassOptions) {
     this.store = options.store;
@@ -73,9 +75,6 @@ export class PublishingPass {
     this.batchSize = options.batchSize;
     this.concurrency = options.concurrency;
   }
-
-  /** Set by `halt()`: the pass under way finishes what it is sending and claims nothing more. */
-  private halted = false;
 
   /**
    * Ends the pass under way early (a server stopping): deliveries and comments being sent finish and are
@@ -266,52 +265,49 @@ export class PublishingPass {
     let posted = 0;
     while (!this.halted) {
       // One at a time, claimed as it is posted: a process that dies leaves only that one in doubt.
-      const due = store.deliveries.claimDueComments(1, this.lease.claim(), this.clock.now());
-      if (due.length === 0) return posted;
-      this.lease.hold(due.map((delivery) => delivery.id));
-      for (const delivery of due) {
-        const post = store.posts.get(delivery.postId);
-        const text = post?.payload.comment?.comment;
-        let outcome: Awaited<ReturnType<Publisher['comment']>>;
-        try {
-          outcome = text
-            ? await this.publisher.comment({
-                deliveryId: delivery.id,
-                postId: delivery.postId,
-                brandId: post!.brandId,
-                channel: { id: delivery.channelId, name: delivery.channelName, type: delivery.channelType },
-                externalId: delivery.externalId,
-                comment: text,
-              })
-            : { ok: false, reason: 'The post no longer has a comment.' };
-        } catch (error) {
-          outcome = {
-            ok: false,
-            reason: `The ${this.publisher.name} publisher failed: ${(error as Error).message}`,
-          };
-        }
-        const nowMs = this.clock.now();
-        let mine: boolean;
-        try {
-          mine = store.deliveries.markComment(
-            delivery.id,
-            this.lease.owner,
-            outcome.ok ? 'sent' : 'failed',
-            nowMs,
-            outcome.ok ? null : outcome.reason,
-          );
-        } finally {
-          this.lease.release(delivery.id);
-        }
-        if (!mine) continue;
-        if (outcome.ok) posted++;
-        if (post) {
-          this.tell(
-            outcome.ok
-              ? commentPosted(post, delivery.channelName)
-              : commentFailed(post, delivery.channelName, outcome.reason),
-          );
-        }
+      const [delivery] = store.deliveries.claimDueComments(1, this.lease.claim(), this.clock.now());
+      if (!delivery) break;
+      this.lease.hold([delivery.id]);
+      const post = store.posts.get(delivery.postId);
+      const text = post?.payload.comment?.comment;
+      let outcome: Awaited<ReturnType<Publisher['comment']>>;
+      try {
+        outcome = text
+          ? await this.publisher.comment({
+              deliveryId: delivery.id,
+              postId: delivery.postId,
+              brandId: post!.brandId,
+              channel: { id: delivery.channelId, name: delivery.channelName, type: delivery.channelType },
+              externalId: delivery.externalId,
+              comment: text,
+            })
+          : { ok: false, reason: 'The post no longer has a comment.' };
+      } catch (error) {
+        outcome = {
+          ok: false,
+          reason: `The ${this.publisher.name} publisher failed: ${(error as Error).message}`,
+        };
+      }
+      let mine: boolean;
+      try {
+        mine = store.deliveries.markComment(
+          delivery.id,
+          this.lease.owner,
+          outcome.ok ? 'sent' : 'failed',
+          this.clock.now(),
+          outcome.ok ? null : outcome.reason,
+        );
+      } finally {
+        this.lease.release(delivery.id);
+      }
+      if (!mine) continue;
+      if (outcome.ok) posted++;
+      if (post) {
+        this.tell(
+          outcome.ok
+            ? commentPosted(post, delivery.channelName)
+            : commentFailed(post, delivery.channelName, outcome.reason),
+        );
       }
     }
     return posted;

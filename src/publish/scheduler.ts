@@ -18,7 +18,7 @@ export interface SchedulerOptions {
   log?: (message: string) => void;
   /** Told what happens to each post, for the users of its brand (MCP logging). */
   events?: PublishingEventSink;
-  /** How many posts or deliveries one step takes from the store at a time. */
+  /** How many due posts (or expired claims) one step reads from the store at a time. */
   batchSize?: number;
   /** How many deliveries are sent at once. */
   concurrency?: number;
