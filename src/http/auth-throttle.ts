@@ -14,9 +14,9 @@
  * /64). The state is an in-memory map of at most `maxAddresses` addresses; the one seen least recently is
  * forgotten first. The success path only reads and updates that map: no delay is ever added.
  */
-import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import { type ErrorBody, UnauthenticatedError } from '../domain/errors.js';
+import { hashApiKey } from '../service/acting-user.js';
 
 export interface AuthThrottleOptions {
   /** Failed key checks an address may make within the window (default 20). */
@@ -75,8 +75,6 @@ export function addressGroup(address: string): string {
     .join(':')}::/64`;
 }
 
-const keyDigest = (apiKey: string) => createHash('sha256').update(apiKey, 'utf8').digest('base64url');
-
 export class AuthThrottle {
   private readonly records = new Map<string, AddressRecord>();
   private readonly maxFailures: number;
@@ -106,7 +104,7 @@ export class AuthThrottle {
     const group = addressGroup(address);
     const now = this.now();
     const record = this.touch(group, now);
-    const digest = apiKey === undefined ? undefined : keyDigest(apiKey);
+    const digest = apiKey === undefined ? undefined : hashApiKey(apiKey);
     if (record && record.failures.length >= this.maxFailures && !record.knownKeys.includes(digest!)) {
       const freeAt = record.failures[0]! + this.windowMs;
       return { admitted: false, retryAfterSeconds: Math.max(1, Math.ceil((freeAt - now) / 1000)) };
