@@ -169,7 +169,8 @@ export interface Store {
   getUser(userId: string): UserRecord | undefined;
   /** Users that have no API key yet (the demo user of a fresh store). */
   usersWithoutKey(): UserRecord[];
-  setApiKeyHash(userId: string, apiKeyHash: string): void;
+  /** Gives a user without a key this one; false when the user has a key already (set meanwhile). */
+  setApiKeyHash(userId: string, apiKeyHash: string): boolean;
 
   countBrandsOfUser(userId: string): number;
   listBrandsOfUser(userId: string, window: PageWindow): BrandRecord[];

@@ -63,9 +63,7 @@ export function issueMissingApiKeys(store: Store): Array<{ user: UserRecord; api
   return store.transaction(() =>
     store.usersWithoutKey().flatMap((user) => {
       const apiKey = `spk_${randomBytes(24).toString('base64url')}`;
-      const hash = hashApiKey(apiKey);
-      store.setApiKeyHash(user.id, hash);
-      return store.findUserByKeyHash(hash)?.user.id === user.id ? [{ user, apiKey }] : [];
+      return store.setApiKeyHash(user.id, hashApiKey(apiKey)) ? [{ user, apiKey }] : [];
     }),
   );
 }

@@ -136,15 +136,14 @@ export class SqliteStore implements Store {
       .map(toUser);
   }
 
-  /** Sets the key of a user that has none; a key another process set meanwhile is kept. */
-  setApiKeyHash(userId: string, apiKeyHash: string): void {
-    this.workspaceChanged(
-      this.sql.change(
-        'UPDATE users SET api_key_hash = ? WHERE id = ? AND api_key_hash IS NULL',
-        apiKeyHash,
-        userId,
-      ),
+  /** Sets the key of a user that has none; a key another process set meanwhile is kept (false). */
+  setApiKeyHash(userId: string, apiKeyHash: string): boolean {
+    const changed = this.sql.change(
+      'UPDATE users SET api_key_hash = ? WHERE id = ? AND api_key_hash IS NULL',
+      apiKeyHash,
+      userId,
     );
+    return this.workspaceChanged(changed === 1);
   }
 
   countBrandsOfUser(userId: string): number {
