@@ -47,7 +47,9 @@ export async function receiveMediaUpload(
     const notAllowed = (field: string | undefined) => {
       if (field) errors[field] = [message.notAllowed(attributeName(field))];
     };
+    let failed = false;
     const fail = (error: unknown) => {
+      failed = true;
       body.unpipe(parser);
       body.destroy();
       // A file staged before the body broke must not stay behind.
@@ -62,6 +64,14 @@ export async function receiveMediaUpload(
         notAllowed(field);
         // A body that ends inside this part destroys it with busboy's error; the parser reports that
         // error too (answered below), so here it only must not be thrown at the process.
+        file.on('error', () => undefined);
+        file.resume();
+        return;
+      }
+      if (staging || failed) {
+        // One file only, and none once the request has failed (busboy may still hand over a part it
+        // had parsed): a file staged then would have no one left to discard it.
+        if (staging) errors.media = [ONE_FILE];
         file.on('error', () => undefined);
         file.resume();
         return;

@@ -264,3 +264,36 @@ describe('a body that ends inside a file part', () => {
     },
   );
 });
+
+describe('a part busboy cannot parse before a good file', () => {
+  it('answers 422 and stages nothing, though busboy hands the next file over after its error', async () => {
+    const world = openRestWorld();
+    try {
+      // Found by the REST fuzz: a NUL in the first part's file name makes busboy fail the form, and it
+      // still emits the second part as a file afterwards.
+      const boundary = 'nulBoundary';
+      const body = Buffer.concat([
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="media"; filename="nul\0.png"\r\n\r\n\r\n` +
+            `--${boundary}\r\nContent-Disposition: form-data; name="media"; filename="a.png"\r\n\r\n`,
+        ),
+        Buffer.from(pngBytes()),
+        Buffer.from(`\r\n--${boundary}--\r\n`),
+      ]);
+      const response = await world.request('POST', '/v1/brands/1/media', {
+        body,
+        headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      });
+      expect(response.status).toBe(422);
+      expect(await response.json()).toEqual({
+        status: 'error',
+        message: 'The given data was invalid.',
+        errors: { media: ['The media field is required.'] },
+      });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(world.stagingEntries()).toEqual([]);
+    } finally {
+      await world.close();
+    }
+  });
+});
