@@ -8,12 +8,40 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
-export type Command = 'stdio' | 'serve' | 'import' | 'help' | 'version';
+export type Command = 'stdio' | 'serve' | 'import' | 'connect' | 'disconnect' | 'help' | 'version';
+
+/** `connect <platform> …`: what to connect, and where the secret comes from. */
+export interface ConnectRequest {
+  platform: 'mastodon' | 'bluesky' | 'telegram';
+  /** A brand's title or id. */
+  brand: string;
+  /** Mastodon: the instance URL. Bluesky: the PDS (service) URL. Telegram: the Bot API root. */
+  endpoint: string;
+  /** Bluesky: the handle. Telegram: the chat (`@channel` or an id). Mastodon: unused. */
+  account?: string;
+  /** The secret from the environment variable named by --token-env / --password-env; else prompted. */
+  secret?: string;
+  /** The channel's name (default: from the account). */
+  name?: string;
+  /** Collections (titles or ids) to add the channel to. */
+  collections: string[];
+  /** Mastodon's sign-in flow: where the authorization code is received. */
+  redirect: 'loopback' | 'paste';
+}
 
 export interface Config {
   command: Command;
   /** `import FILE` */
   importFile?: string;
+  connect?: ConnectRequest;
+  /** `disconnect --brand B --channel C` */
+  disconnect?: { brand: string; channel: string };
+  /** Encrypts channel secrets at rest; default: a key file in the data directory. */
+  secretKey?: string;
+  /** Deadline of one request to a platform (Mastodon, Bluesky, Telegram). Default 30 s. */
+  platformTimeoutMs: number;
+  /** Reads an environment variable that a workspace file names as a channel's secret. */
+  readEnv: (name: string) => string | undefined;
   host: string;
   port: number;
   dataDir: string;
@@ -42,6 +70,15 @@ export const USAGE = `Usage:
   social-publisher-mcp [stdio]                                 MCP over stdio (default)
   social-publisher-mcp serve [--host 127.0.0.1] [--port 8787]  REST /v1 + MCP /mcp
   social-publisher-mcp import FILE                             upsert a workspace file, print ids as JSON
+  social-publisher-mcp connect mastodon --brand B --instance URL [--token-env VAR] [--collection C]...
+  social-publisher-mcp connect bluesky  --brand B --handle H [--service URL] [--password-env VAR] [--collection C]...
+  social-publisher-mcp connect telegram --brand B --chat CHAT [--token-env VAR] [--api-root URL] [--collection C]...
+                             verify an account and connect it as a channel of the brand (prints the channel
+                             as JSON); without --*-env the secret is asked for on the terminal, unechoed.
+                             Also: --name NAME (the channel's name), --paste-code (Mastodon sign-in without
+                             a browser redirect to this machine)
+  social-publisher-mcp disconnect --brand B --channel NAME_OR_ID
+                             make the channel INACTIVE and erase its secrets
   social-publisher-mcp --help | --version
 
 Environment:
@@ -57,7 +94,12 @@ Environment:
                              private or local (e.g. 10.0.0.0/8); by default such addresses are refused
   SOCIAL_PUBLISHER_CLAIM_LEASE_SECONDS
                              how long a delivery being sent stays claimed by its process unless renewed
-                             (default 30): a process that stops mid-send has its deliveries taken over then`;
+                             (default 30): a process that stops mid-send has its deliveries taken over then
+  SOCIAL_PUBLISHER_SECRET_KEY
+                             key that encrypts channel credentials at rest: 64 hex digits, or a passphrase of
+                             16+ characters (default: a 0600 key file, secret.key, in the data directory)
+  SOCIAL_PUBLISHER_PLATFORM_TIMEOUT_SECONDS
+                             deadline of one request to Mastodon, Bluesky or Telegram (default 30)`;
 
 /** The OS's per-user data directory for this program. */
 export function defaultDataDir(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): string {
@@ -92,16 +134,23 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
   if (values.help) command = 'help';
   else if (values.version) command = 'version';
   else if (first === undefined || first === 'stdio') command = 'stdio';
-  else if (first === 'serve' || first === 'import') command = first;
+  else if (first === 'serve' || first === 'import' || first === 'connect' || first === 'disconnect')
+    command = first;
   else throw new ConfigError(`Unknown command "${first}".\n\n${USAGE}`);
 
-  const expected = command === 'import' ? 1 : 0;
+  const expected = command === 'import' || command === 'connect' ? 1 : 0;
   if (rest.length !== expected && command !== 'help' && command !== 'version') {
     throw new ConfigError(
       command === 'import'
         ? `import needs exactly one FILE.\n\n${USAGE}`
-        : `Unexpected argument "${rest[0]}".\n\n${USAGE}`,
+        : command === 'connect'
+          ? `connect needs the platform: mastodon, bluesky or telegram.\n\n${USAGE}`
+          : `Unexpected argument "${rest[0]}".\n\n${USAGE}`,
     );
+  }
+  const connectFlags = CONNECT_FLAGS.filter((flag) => values[flag] !== undefined);
+  if (connectFlags.length > 0 && command !== 'connect' && command !== 'disconnect') {
+    throw new ConfigError(`--${connectFlags[0]} applies to connect and disconnect only.\n\n${USAGE}`);
   }
   if ((values.host !== undefined || values.port !== undefined) && command !== 'serve') {
     throw new ConfigError(`--host and --port apply to serve only.\n\n${USAGE}`);
@@ -131,12 +180,111 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
     publisher: loadPublisherConfig(env, resolvedDataDir),
     mediaUrlAllow: parseAllowList(env.SOCIAL_PUBLISHER_MEDIA_URL_ALLOW),
     claimLeaseMs: parseLeaseSeconds(env.SOCIAL_PUBLISHER_CLAIM_LEASE_SECONDS) * 1000,
+    platformTimeoutMs: parseTimeoutSeconds(env.SOCIAL_PUBLISHER_PLATFORM_TIMEOUT_SECONDS) * 1000,
+    readEnv: (name) => nonEmpty(env[name]),
   };
+  const secretKey = nonEmpty(env.SOCIAL_PUBLISHER_SECRET_KEY);
+  if (secretKey) config.secretKey = secretKey;
   if (command === 'import') config.importFile = resolve(rest[0]!);
+  if (command === 'connect') config.connect = parseConnect(rest[0]!, values, env);
+  if (command === 'disconnect') {
+    if (!values.brand || !values.channel) {
+      throw new ConfigError(`disconnect needs --brand and --channel.\n\n${USAGE}`);
+    }
+    config.disconnect = { brand: values.brand, channel: values.channel };
+  }
   const apiKey = nonEmpty(env.SOCIAL_PUBLISHER_API_KEY);
   if (apiKey) config.apiKey = apiKey;
   if (apiUrl) config.apiUrl = apiUrl;
   return Object.freeze(config);
+}
+
+type Values = ReturnType<
+  typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true; strict: true }>
+>['values'];
+
+const CONNECT_FLAGS = [
+  'brand',
+  'instance',
+  'handle',
+  'service',
+  'chat',
+  'api-root',
+  'token-env',
+  'password-env',
+  'collection',
+  'channel',
+  'name',
+  'paste-code',
+] as const;
+
+/** What each platform's connect takes: its endpoint flag and default, its account flag, its secret flag. */
+const PLATFORMS = {
+  mastodon: { endpoint: 'instance', fallback: undefined, account: undefined, secret: 'token-env' },
+  bluesky: {
+    endpoint: 'service',
+    fallback: 'https://bsky.social',
+    account: 'handle',
+    secret: 'password-env',
+  },
+  telegram: {
+    endpoint: 'api-root',
+    fallback: 'https://api.telegram.org',
+    account: 'chat',
+    secret: 'token-env',
+  },
+} as const;
+
+function parseConnect(platform: string, values: Values, env: NodeJS.ProcessEnv): ConnectRequest {
+  if (platform !== 'mastodon' && platform !== 'bluesky' && platform !== 'telegram') {
+    throw new ConfigError(`connect: unknown platform "${platform}"; use mastodon, bluesky or telegram.`);
+  }
+  const rules = PLATFORMS[platform];
+  const given = (flag: (typeof CONNECT_FLAGS)[number]) => values[flag] !== undefined;
+  for (const flag of CONNECT_FLAGS) {
+    const own = flag === rules.endpoint || flag === rules.account || flag === rules.secret;
+    const shared = flag === 'brand' || flag === 'collection' || flag === 'name';
+    const pasteCode = flag === 'paste-code' && platform === 'mastodon';
+    if (given(flag) && !own && !shared && !pasteCode) {
+      throw new ConfigError(`connect ${platform} does not take --${flag}.\n\n${USAGE}`);
+    }
+  }
+  if (!values.brand) throw new ConfigError(`connect ${platform} needs --brand (a brand's title or id).`);
+  const endpoint = (values[rules.endpoint] as string | undefined) ?? rules.fallback;
+  if (endpoint === undefined) throw new ConfigError(`connect ${platform} needs --${rules.endpoint} URL.`);
+  if (!/^https?:\/\/[^\s/]+/.test(endpoint)) {
+    throw new ConfigError(`--${rules.endpoint} must be an http(s) URL, not "${endpoint}".`);
+  }
+  const account = rules.account ? (values[rules.account] as string | undefined) : undefined;
+  if (rules.account && !account) throw new ConfigError(`connect ${platform} needs --${rules.account}.`);
+  const request: ConnectRequest = {
+    platform,
+    brand: values.brand,
+    endpoint: endpoint.replace(/\/+$/, ''),
+    collections: values.collection ?? [],
+    redirect: values['paste-code'] ? 'paste' : 'loopback',
+  };
+  if (account) request.account = account;
+  if (values.name) request.name = values.name;
+  const variable = values[rules.secret] as string | undefined;
+  if (variable !== undefined) {
+    const secret = nonEmpty(env[variable]);
+    if (!secret) throw new ConfigError(`--${rules.secret} names ${variable}, which is not set or is empty.`);
+    request.secret = secret;
+  }
+  return request;
+}
+
+function parseTimeoutSeconds(value: string | undefined): number {
+  const text = nonEmpty(value);
+  if (text === undefined) return 30;
+  const seconds = Number(text);
+  if (!/^\d+$/.test(text) || seconds < 1 || seconds > 600) {
+    throw new ConfigError(
+      `SOCIAL_PUBLISHER_PLATFORM_TIMEOUT_SECONDS must be a whole number of seconds from 1 to 600, not "${text}".`,
+    );
+  }
+  return seconds;
 }
 
 /** Whole seconds from 2 (renewals come every third of it) to an hour. */
@@ -202,6 +350,18 @@ function loadPublisherConfig(env: NodeJS.ProcessEnv, dataDir: string): Publisher
 const OPTIONS = {
   host: { type: 'string' },
   port: { type: 'string' },
+  brand: { type: 'string' },
+  instance: { type: 'string' },
+  handle: { type: 'string' },
+  service: { type: 'string' },
+  chat: { type: 'string' },
+  'api-root': { type: 'string' },
+  'token-env': { type: 'string' },
+  'password-env': { type: 'string' },
+  collection: { type: 'string', multiple: true },
+  channel: { type: 'string' },
+  name: { type: 'string' },
+  'paste-code': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;

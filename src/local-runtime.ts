@@ -5,11 +5,13 @@
  */
 import { join } from 'node:path';
 import type { Config } from './config.js';
+import { logInfo } from './logger.js';
 import { UrlDownloader } from './media/url-download.js';
 import { type Clock, systemClock } from './ports.js';
 import type { LocalServiceDeps } from './service/local-service.js';
 import { ensureDemoWorkspace } from './service/workspace.js';
 import { MediaDirectory } from './store/media-directory.js';
+import { SecretBox } from './store/secret-box.js';
 import { SqliteStore } from './store/sqlite/sqlite-store.js';
 import { assertWritableDirectory } from './store/writable-directory.js';
 
@@ -18,11 +20,13 @@ export const DATABASE_FILE = 'social-publisher.sqlite';
 export interface LocalRuntime extends LocalServiceDeps {
   store: SqliteStore;
   downloader: UrlDownloader;
+  /** Seals and unseals channel secrets (the key is read on first use). */
+  secrets: SecretBox;
   close(): void;
 }
 
 export function openLocalRuntime(
-  config: Pick<Config, 'dataDir' | 'demo'> & Partial<Pick<Config, 'mediaUrlAllow'>>,
+  config: Pick<Config, 'dataDir' | 'demo'> & Partial<Pick<Config, 'mediaUrlAllow' | 'secretKey' | 'publisher'>>,
   options: { clock?: Clock; withDemo?: boolean } = {},
 ): LocalRuntime {
   const clock = options.clock ?? systemClock;
@@ -36,11 +40,14 @@ export function openLocalRuntime(
     const media = new MediaDirectory(join(config.dataDir, 'media'));
     if ((options.withDemo ?? true) && config.demo) ensureDemoWorkspace(store, clock);
     const downloader = new UrlDownloader({ allow: config.mediaUrlAllow ?? [] });
+    const secrets = new SecretBox({ secretKey: config.secretKey, dataDir: config.dataDir }, logInfo);
     return {
       store,
       media,
       clock,
       downloader,
+      secrets,
+      defaultConnector: config.publisher?.kind ?? 'sandbox',
       close: () => {
         void downloader.close();
         store.close();

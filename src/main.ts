@@ -8,9 +8,11 @@
 import { readFileSync } from 'node:fs';
 import { type Config, ConfigError, loadConfig, USAGE } from './config.js';
 import { isStorageFault, StorageStartError, ValidationError } from './domain/errors.js'; // no imports of its own
+import type { LocalRuntime } from './local-runtime.js';
 import { logError, logInfo } from './logger.js';
 import { SERVER_NAME, type StdioHandshake, startStdioHandshake } from './mcp/handshake.js';
-import type { PublishingLog } from './mcp/logging.js';
+import type { PublishingEventFeed, PublishingLog } from './mcp/logging.js';
+import type { startPublishingEngine } from './publish/engine.js';
 import type { PublishingService } from './service/publishing-service.js';
 
 const VERSION = (
@@ -27,6 +29,26 @@ async function runStdio(config: Config): Promise<void> {
     // stdin has been read from: released, so that a failed start exits rather than waits on it.
     handshake.close();
   }
+}
+
+function engineOptions(
+  config: Config,
+  runtime: LocalRuntime,
+  events: PublishingEventFeed,
+): Parameters<typeof startPublishingEngine>[0] {
+  return {
+    store: runtime.store,
+    clock: runtime.clock,
+    publisher: config.publisher,
+    secrets: runtime.secrets,
+    downloader: runtime.downloader,
+    readEnv: config.readEnv,
+    platformTimeoutMs: config.platformTimeoutMs,
+    claimLeaseMs: config.claimLeaseMs,
+    version: VERSION,
+    log: logInfo,
+    events: events.emit,
+  };
 }
 
 async function runLocalStdio(config: Config, handshake: StdioHandshake): Promise<void> {
@@ -53,15 +75,7 @@ async function runLocalStdio(config: Config, handshake: StdioHandshake): Promise
       throw new ConfigError((error as Error).message, { cause: error });
     }
     const events = new PublishingEventFeed();
-    const engine = await startPublishingEngine({
-      store: runtime.store,
-      clock: runtime.clock,
-      publisher: config.publisher,
-      claimLeaseMs: config.claimLeaseMs,
-      version: VERSION,
-      log: logInfo,
-      events: events.emit,
-    });
+    const engine = await startPublishingEngine(engineOptions(config, runtime, events));
     stopEngine = () => engine.stop();
     // stdio: the client runs on this machine, so an upload path names one of its files.
     const service = new LocalPublishingService(
@@ -151,15 +165,7 @@ async function runServe(config: Config): Promise<void> {
       logInfo(`API key of ${user.name}, shown this once (only its hash is stored): ${apiKey}`);
     }
     const events = new PublishingEventFeed();
-    const engine = await startPublishingEngine({
-      store: runtime.store,
-      clock: runtime.clock,
-      publisher: config.publisher,
-      claimLeaseMs: config.claimLeaseMs,
-      version: VERSION,
-      log: logInfo,
-      events: events.emit,
-    });
+    const engine = await startPublishingEngine(engineOptions(config, runtime, events));
     const http = createHttpApp({
       runtime,
       engine,
@@ -221,6 +227,13 @@ async function main(): Promise<number> {
     case 'import':
       await runImport(config);
       return 0;
+    case 'connect':
+    case 'disconnect': {
+      const { runConnect, runDisconnect } = await import('./cli/connect.js');
+      if (config.command === 'connect') await runConnect(config, VERSION);
+      else await runDisconnect(config);
+      return 0;
+    }
     case 'serve':
       await runServe(config);
       return 0;

@@ -9,10 +9,13 @@ import type { ChannelType } from './domain/schemas.js';
 import type {
   BrandRecord,
   BrandUpsert,
+  ChannelActivity,
   ChannelRecord,
   ChannelUpsert,
   CollectionRecord,
   CollectionUpsert,
+  ConnectionRecord,
+  ConnectionUpsert,
   DeliveryRecord,
   MediaRecord,
   NewDelivery,
@@ -25,6 +28,7 @@ import type {
   UserUpsert,
 } from './records.js';
 
+export type * from './publisher-port.js';
 export type * from './records.js';
 export type { PostStatus };
 
@@ -89,6 +93,16 @@ export interface Claim {
   leaseUntilMs: number;
 }
 
+/** What a delivery that was sent keeps. */
+export interface SentDelivery {
+  externalId: string | null;
+  url: string | null;
+  /** The auto-comment is due then; null when the post has none. */
+  commentDueAtMs: number | null;
+  /** The poll is to be closed then (a platform that cannot close it by itself); null otherwise. */
+  pollCloseAtMs: number | null;
+}
+
 /**
  * Deliveries and their auto-comments. The claim methods are what make a delivery (and its comment) go
  * out once: every change of a claimed row names its owner and does nothing when the claim is no longer
@@ -98,22 +112,26 @@ export interface DeliveryStore {
   insertMany(deliveries: readonly NewDelivery[]): void;
   ofPost(postId: number): DeliveryRecord[];
   ofPosts(postIds: readonly number[]): Map<number, DeliveryRecord[]>;
-  /** Whether any delivery waits to be claimed. */
-  hasPending(): boolean;
-  /** Moves up to `limit` pending deliveries to `sending` under `claim` (attempts + 1) and returns them. */
+  /** Whether any delivery can be claimed now (pending, and not waiting for a retry after `nowMs`). */
+  hasPending(nowMs: number): boolean;
+  /**
+   * Moves up to `limit` pending deliveries not waiting for a retry to `sending` under `claim`
+   * (attempts + 1) and returns them.
+   */
   claimPending(limit: number, claim: Claim, nowMs: number): DeliveryRecord[];
   /** Extends the lease of those of `deliveryIds` still claimed by `claim.owner` (delivery or comment). */
   renew(deliveryIds: readonly number[], claim: Claim): void;
   /** False when the delivery is no longer `sending` under this owner's claim. */
-  markSent(
-    deliveryId: number,
-    owner: string,
-    externalId: string | null,
-    nowMs: number,
-    commentDueAtMs: number | null,
-  ): boolean;
+  markSent(deliveryId: number, owner: string, sent: SentDelivery, nowMs: number): boolean;
   /** False when the delivery is no longer `sending` under this owner's claim. */
   markFailed(deliveryId: number, owner: string, reason: string): boolean;
+  /**
+   * Puts a delivery this owner was sending back to `pending`, to be claimed again at `retryAtMs`, and
+   * keeps `reason` (why it waits) on it; false when it is no longer `sending` under this owner's claim.
+   */
+  markRetry(deliveryId: number, owner: string, reason: string, retryAtMs: number): boolean;
+  /** The earliest time a delivery waiting for a retry may be claimed again, if any. */
+  nextRetryAtMs(): number | undefined;
   /** Deliveries `sending` under a lease that ended before `nowMs`: their owner stopped or stalled. */
   expiredClaims(nowMs: number, limit: number): DeliveryRecord[];
   /** Puts a delivery whose lease ended back to `pending`; false when it is no longer expired. */
@@ -130,6 +148,8 @@ export interface DeliveryStore {
     nowMs: number,
     reason: string | null,
   ): boolean;
+  /** Puts a comment this owner was posting back to `pending`, due again at `retryAtMs`. */
+  retryComment(deliveryId: number, owner: string, reason: string, retryAtMs: number): boolean;
   /** Comments `sending` under a lease that ended before `nowMs`. */
   expiredCommentClaims(nowMs: number, limit: number): DeliveryRecord[];
   /** Puts a comment whose lease ended back to `pending`; false when it is no longer expired. */
@@ -137,9 +157,37 @@ export interface DeliveryStore {
   /** Fails a comment whose lease ended; false when it is no longer expired. */
   failExpiredComment(deliveryId: number, reason: string, nowMs: number): boolean;
   nextCommentDueAtMs(): number | undefined;
+  /**
+   * Moves up to `limit` polls due to be closed to `sending` under a lease, with those whose closing
+   * lease ended (closing a poll twice closes it once) and returns them.
+   */
+  claimDuePollCloses(limit: number, leaseUntilMs: number, nowMs: number): DeliveryRecord[];
+  /** Records a poll as closed, or failed to close; false when it was not being closed. */
+  markPollClosed(deliveryId: number, status: 'closed' | 'failed', reason: string | null): boolean;
+  /** The earliest time a poll is due to be closed, if any. */
+  nextPollCloseAtMs(): number | undefined;
   /** The earliest end of a lease held on a delivery or comment, if any. */
   nextLeaseEndMs(): number | undefined;
   counts(postId: number): Record<DeliveryStatus, number>;
+}
+
+/** Channel connections (connect / disconnect) and what the engine learns about each channel. */
+export interface ConnectionStore {
+  find(channelId: number): ConnectionRecord | undefined;
+  ofChannels(channelIds: readonly number[]): Map<number, ConnectionRecord>;
+  /** Creates or replaces a channel's connection, and clears the channel's last error. */
+  save(channelId: number, connection: ConnectionUpsert, nowMs: number): void;
+  /** Replaces the sealed secret of a connection that still has one (a refreshed session). */
+  setSecret(channelId: number, sealedSecret: Uint8Array, nowMs: number): void;
+  /** Erases a connection's secret (disconnect); false when the channel has no connection. */
+  erase(channelId: number, nowMs: number): boolean;
+  activity(channelId: number): ChannelActivity;
+  recordPublished(channelId: number, nowMs: number): void;
+  recordError(channelId: number, error: string, nowMs: number): void;
+  /** The channel of the brand connected to this account of this platform, if any. */
+  findByAccount(brandId: number, kind: string, endpoint: string, accountId: string): number | undefined;
+  /** A random id of this store, made once: part of every idempotency key sent to a platform. */
+  storeId(): string;
 }
 
 /** The sandbox publisher's record of what each platform would have received. */
@@ -175,6 +223,8 @@ export interface Store {
   countBrandsOfUser(userId: string): number;
   listBrandsOfUser(userId: string, window: PageWindow): BrandRecord[];
   findBrandOfUser(userId: string, brandId: number): BrandRecord | undefined;
+  /** A brand by id, whoever may see it (the command line acts for the operator). */
+  findBrand(brandId: number): BrandRecord | undefined;
 
   countChannels(brandId: number): number;
   listChannels(brandId: number, window: PageWindow): ChannelRecord[];
@@ -191,6 +241,14 @@ export interface Store {
   readonly posts: PostStore;
   readonly deliveries: DeliveryStore;
   readonly sandbox: SandboxOutbox;
+  readonly connections: ConnectionStore;
+  /** Sets a channel ACTIVE or INACTIVE, keeping why (`reason`, null when ACTIVE). */
+  setChannelStatus(
+    channelId: number,
+    status: 'ACTIVE' | 'INACTIVE',
+    reason: string | null,
+    nowMs: number,
+  ): void;
 
   findBrandIdByTitle(title: string): number | undefined;
   upsertBrand(brand: BrandUpsert, nowMs: number): number;
@@ -233,57 +291,6 @@ export interface MediaStore {
   discard(token: string): Promise<void>;
   /** Removes a stored file; never throws. */
   remove(storedPath: string): Promise<void>;
-}
-
-/** One delivery handed to a publisher. `deliveryId` is stable: a publisher may use it to deduplicate. */
-export interface DeliveryJob {
-  deliveryId: number;
-  postId: number;
-  brandId: number;
-  channel: { id: number; name: string; type: ChannelType };
-  content: PlatformContent;
-}
-
-/** The auto-comment of a sent delivery. */
-export interface CommentJob {
-  deliveryId: number;
-  postId: number;
-  brandId: number;
-  channel: { id: number; name: string; type: ChannelType };
-  /** The id the platform gave the post when it was delivered. */
-  externalId: string | null;
-  comment: string;
-}
-
-export type PublishOutcome = { ok: true; externalId: string | null } | { ok: false; reason: string };
-
-/**
- * What the publishing engine did to a post (published, a delivery failed, a webhook retried), worded for
- * the people who use the post's brand: MCP sessions show it as a log message. Diagnostics for the
- * operator (stack traces) go to each component's `log` instead.
- */
-export interface PublishingEvent {
-  level: 'info' | 'warning' | 'error';
-  message: string;
-  brandId: number;
-  postId: number;
-}
-
-/** Where the publishing engine reports its events; must not throw. */
-export type PublishingEventSink = (event: PublishingEvent) => void;
-
-/** Sends deliveries to the platforms (or stands in for them). */
-export interface Publisher {
-  readonly name: string;
-  /**
-   * True when sending the same job twice has the effect of sending it once (the publisher deduplicates
-   * by `deliveryId`). Only then is a delivery whose outcome a crash left unknown sent again.
-   */
-  readonly idempotent: boolean;
-  deliver(job: DeliveryJob): Promise<PublishOutcome>;
-  comment(job: CommentJob): Promise<PublishOutcome>;
-  /** Releases what the publisher holds (connections); optional. */
-  close?(): Promise<void>;
 }
 
 /** A file being downloaded: its bytes, and the total the server announced (not trusted, only shown). */

@@ -2,6 +2,7 @@
  * The records the store keeps and the shapes it is written with: plain data, shared by the ports, the
  * service and the adapters.
  */
+import type { Capabilities } from './domain/capabilities.js';
 import type { CommentStatus, DeliveryStatus, PlatformContent } from './domain/delivery.js';
 import type { PostPayload, PostStatus } from './domain/post-schemas.js';
 import type { ChannelType, PublishMode } from './domain/schemas.js';
@@ -105,12 +106,19 @@ export interface DeliveryRecord {
   notes: string[];
   content: PlatformContent | null;
   externalId: string | null;
+  /** The public address of the published post, when the platform gave one. */
+  url: string | null;
   attempts: number;
+  /** A pending delivery that failed for a while (rate limit, transient fault) waits until then. */
+  retryAtMs: number | null;
   sentAtMs: number | null;
   commentStatus: CommentStatus;
   commentDueAtMs: number | null;
   commentSentAtMs: number | null;
   commentReason: string | null;
+  /** A poll the platform cannot close by itself is closed then (Telegram). */
+  pollCloseAtMs: number | null;
+  pollCloseStatus: 'none' | 'pending' | 'sending' | 'closed' | 'failed';
 }
 
 export type NewDelivery = Pick<
@@ -150,3 +158,32 @@ export interface UserUpsert {
   apiKeyHash: string | null;
   brandIds: number[];
 }
+
+/** How a channel has fared: why it is INACTIVE, its last error, its last publication. */
+export interface ChannelActivity {
+  statusReason: string | null;
+  lastError: string | null;
+  lastErrorAtMs: number | null;
+  lastPublishedAtMs: number | null;
+}
+
+/**
+ * A channel's connection to its account. The secret is sealed (AES-256-GCM, `SecretBox`), or named by
+ * an environment variable (`secretEnv`, declared in a workspace file); both null once disconnected.
+ */
+export interface ConnectionRecord {
+  channelId: number;
+  kind: 'mastodon' | 'bluesky' | 'telegram';
+  account: string;
+  accountId: string;
+  endpoint: string;
+  profileUrl: string | null;
+  settings: Record<string, unknown>;
+  capabilities: Capabilities;
+  sealedSecret: Uint8Array | null;
+  secretEnv: string | null;
+  connectedAtMs: number;
+  updatedAtMs: number;
+}
+
+export type ConnectionUpsert = Omit<ConnectionRecord, 'channelId' | 'connectedAtMs' | 'updatedAtMs'>;

@@ -51,6 +51,10 @@ export class NotFoundError extends Error {
     return new NotFoundError('collection', 'Collection not found.');
   }
 
+  static channel(): NotFoundError {
+    return new NotFoundError('channel', 'Channel not found.');
+  }
+
   static post(): NotFoundError {
     return new NotFoundError('post', 'Post not found.');
   }

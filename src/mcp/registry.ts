@@ -2,6 +2,7 @@
 import type { ToolDefinition } from './tool.js';
 import { createPost } from './tools/create-post.js';
 import { deletePost } from './tools/delete-post.js';
+import { getChannel } from './tools/get-channel.js';
 import { getPost } from './tools/get-post.js';
 import { getProfile } from './tools/get-profile.js';
 import { getQueue } from './tools/get-queue.js';
@@ -17,6 +18,7 @@ export const TOOLS: readonly ToolDefinition[] = [
   getProfile,
   listBrands,
   listChannels,
+  getChannel,
   listCollections,
   uploadMedia,
   createPost,

@@ -24,6 +24,11 @@ export class ClaimLease {
   constructor(private readonly options: ClaimLeaseOptions) {}
 
   /** A claim taken now: this owner, until one lease from now. */
+  /** How long a claim lasts unless renewed. */
+  get leaseMs(): number {
+    return this.options.leaseMs;
+  }
+
   claim(): Claim {
     return { owner: this.owner, leaseUntilMs: this.options.clock.now() + this.options.leaseMs };
   }

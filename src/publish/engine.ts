@@ -1,13 +1,21 @@
-/** The publishing engine of a running server: the configured publisher and the loop that drives it. */
+/**
+ * The publishing engine of a running server: the connectors (each connected channel's own, and the
+ * configured default for the others) and the loop that drives them.
+ */
 import type { PublisherConfig } from '../config.js';
-import type { Clock, Publisher, PublishingEventSink, Store } from '../ports.js';
+import type { Clock, MediaDownloader, Publisher, PublishingEventSink, Store } from '../ports.js';
+import type { SecretBox } from '../store/secret-box.js';
+import { ChannelConnectors } from './channel-connectors.js';
+import { mediaLoader } from './media-loader.js';
 import { SandboxPublisher } from './sandbox-publisher.js';
 import { Scheduler } from './scheduler.js';
 
 export interface PublishingEngine {
+  /** The default publisher, for channels without a connection of their own. */
   readonly publisher: Publisher;
+  readonly connectors: ChannelConnectors;
   readonly scheduler: Scheduler;
-  /** Stops the loop (after the tick under way) and releases the publisher. */
+  /** Stops the loop (after the tick under way) and releases the connectors. */
   stop(): Promise<void>;
 }
 
@@ -16,6 +24,14 @@ export async function startPublishingEngine(options: {
   store: Store;
   clock: Clock;
   publisher: PublisherConfig;
+  /** Unseals the secrets of connected channels. */
+  secrets: SecretBox;
+  /** Downloads media given by URL for connectors that upload it. */
+  downloader?: MediaDownloader;
+  /** Reads an environment variable that a workspace file named as a channel's secret. */
+  readEnv?: (name: string) => string | undefined;
+  /** Deadline of one request to a platform. Default 30 s. */
+  platformTimeoutMs?: number;
   /** How long a claim on a delivery lasts unless renewed. */
   claimLeaseMs?: number;
   version: string;
@@ -32,10 +48,24 @@ export async function startPublishingEngine(options: {
           events: options.events,
         })
       : new SandboxPublisher(options.store.sandbox, options.clock);
+  const connectors = new ChannelConnectors({
+    store: options.store,
+    secrets: options.secrets,
+    fallback: publisher,
+    readEnv: options.readEnv ?? (() => undefined),
+    context: {
+      loadMedia: mediaLoader(options.store, options.downloader),
+      clock: options.clock,
+      log: options.log,
+      timeoutMs: options.platformTimeoutMs ?? 30_000,
+      userAgent: `social-publisher-mcp/${options.version}`,
+    },
+  });
   const scheduler = new Scheduler({
     store: options.store,
     clock: options.clock,
     publisher,
+    connectors,
     log: options.log,
     events: options.events,
     leaseMs: options.claimLeaseMs,
@@ -43,10 +73,11 @@ export async function startPublishingEngine(options: {
   scheduler.start();
   return {
     publisher,
+    connectors,
     scheduler,
     async stop() {
       await scheduler.stop();
-      await publisher.close?.();
+      await connectors.close();
     },
   };
 }

@@ -71,3 +71,8 @@ export function commentFailed(post: EventPost, channelName: string, reason: stri
 export function sendRetrying(post: EventPost, what: string, detail: string): PublishingEvent {
   return event(post, 'warning', `post ${post.id}: ${what}: ${detail}; retrying`);
 }
+
+/** Bad or revoked credentials: the channel was turned INACTIVE until it is connected again. */
+export function channelNeedsReconnect(post: EventPost, channelName: string, reason: string): PublishingEvent {
+  return event(post, 'error', `channel ${channelName} is now INACTIVE: ${reason}`);
+}

@@ -18,17 +18,20 @@ import type {
   Publisher,
   PublishingEvent,
   PublishingEventSink,
+  PublishOutcome,
   Store,
 } from '../ports.js';
 import { settlePost, startPublishing } from '../service/publishing.js';
 import type { ClaimLease } from './claim-lease.js';
+import { FollowUps } from './follow-ups.js';
 import {
-  commentFailed,
-  commentPosted,
+  channelNeedsReconnect,
   deliveryFailed,
   postSettled,
   postStarted,
+  sendRetrying,
 } from './publishing-events.js';
+import { decideAfterFailure, type FailureDecision } from './retry-policy.js';
 
 export interface TickSummary {
   started: number;
@@ -37,10 +40,17 @@ export interface TickSummary {
   comments: number;
 }
 
+/** Which connector sends to a channel: its connection's, or the default publisher. */
+export interface ConnectorRouter {
+  forChannel(channelId: number): Promise<Publisher>;
+  /** Whether the channel's connector deduplicates (`Publisher.idempotent`), known without opening it. */
+  idempotent(channelId: number): boolean;
+}
+
 export interface PublishingPassOptions {
   store: Store;
   clock: Clock;
-  publisher: Publisher;
+  connectors: ConnectorRouter;
   lease: ClaimLease;
   log: (message: string) => void;
   events: PublishingEventSink | undefined;
@@ -56,24 +66,26 @@ const COMMENT_IN_DOUBT_REASON =
 export class PublishingPass {
   private readonly store: Store;
   private readonly clock: Clock;
-  private readonly publisher: Publisher;
+  private readonly connectors: ConnectorRouter;
   private readonly lease: ClaimLease;
   private readonly log: (message: string) => void;
   private readonly events: PublishingEventSink | undefined;
   private readonly batchSize: number;
   private readonly concurrency: number;
+  private readonly followUps: FollowUps;
   /** Set by `halt()`: the pass under way finishes what it is sending and claims nothing more. */
   private halted = false;
 
   constructor(options: PublishingPassOptions) {
     this.store = options.store;
     this.clock = options.clock;
-    this.publisher = options.publisher;
+    this.connectors = options.connectors;
     this.lease = options.lease;
     this.log = options.log;
     this.events = options.events;
     this.batchSize = options.batchSize;
     this.concurrency = options.concurrency;
+    this.followUps = new FollowUps({ ...options, crashed: (...args) => this.crashed(...args) });
   }
 
   /**
@@ -92,7 +104,8 @@ export class PublishingPass {
     const outcomes = await this.sendPending();
     summary.sent = outcomes.sent;
     summary.failed = outcomes.failed;
-    summary.comments = await this.sendDueComments();
+    summary.comments = await this.followUps.sendDueComments(() => this.halted);
+    await this.followUps.closeDuePolls(() => this.halted);
     return summary;
   }
 
@@ -103,11 +116,11 @@ export class PublishingPass {
   private takeOverExpired(): void {
     const { store } = this;
     const nowMs = this.clock.now();
-    const idempotent = this.publisher.idempotent;
+    const idempotent = (channelId: number) => this.connectors.idempotent(channelId);
     for (const delivery of store.deliveries.expiredClaims(nowMs, this.batchSize * 5)) {
       // Our own claim, late to be renewed: still ours, being sent right now.
       if (this.lease.holds(delivery.id)) continue;
-      if (idempotent) {
+      if (idempotent(delivery.channelId)) {
         store.deliveries.releaseExpired(delivery.id, nowMs);
         continue;
       }
@@ -124,7 +137,7 @@ export class PublishingPass {
     }
     for (const delivery of store.deliveries.expiredCommentClaims(nowMs, this.batchSize * 5)) {
       if (this.lease.holds(delivery.id)) continue;
-      if (idempotent) store.deliveries.releaseExpiredComment(delivery.id, nowMs);
+      if (idempotent(delivery.channelId)) store.deliveries.releaseExpiredComment(delivery.id, nowMs);
       else store.deliveries.failExpiredComment(delivery.id, COMMENT_IN_DOUBT_REASON, nowMs);
     }
   }
@@ -192,37 +205,40 @@ export class PublishingPass {
   }
 
   /**
-   * Sends one claimed delivery and records its outcome; the same transaction claims the worker's next
-   * delivery (one commit per delivery instead of two).
+   * Sends one claimed delivery through its channel's connector and records the outcome: sent, failed, or
+   * back to pending for a retry (`retry-policy.ts`); bad credentials also turn the channel INACTIVE. The
+   * same transaction claims the worker's next delivery (one commit per delivery instead of two).
    */
   private async sendOne(
     delivery: DeliveryRecord,
     post: PostRecord | undefined,
   ): Promise<{ ok: boolean; next: DeliveryRecord | undefined }> {
     const { store } = this;
-    let outcome: Awaited<ReturnType<Publisher['deliver']>>;
+    let outcome: PublishOutcome;
+    let publisher: Publisher | undefined;
     if (!post || !delivery.content) {
       outcome = { ok: false, reason: 'The post of this delivery no longer exists.' };
     } else {
       try {
-        outcome = await this.publisher.deliver({
+        publisher = await this.connectors.forChannel(delivery.channelId);
+        outcome = await publisher.deliver({
           deliveryId: delivery.id,
           postId: post.id,
           brandId: post.brandId,
           channel: { id: delivery.channelId, name: delivery.channelName, type: delivery.channelType },
           content: delivery.content,
+          idempotencyKey: `${store.connections.storeId()}-${delivery.id}`,
+          dueAtMs: post.dueAtMs ?? post.createdAtMs,
+          attempt: delivery.attempts,
         });
       } catch (error) {
-        this.log(
-          `publisher ${this.publisher.name} failed on delivery ${delivery.id}: ${(error as Error).stack}`,
-        );
-        outcome = {
-          ok: false,
-          reason: `The ${this.publisher.name} publisher failed: ${(error as Error).message}`,
-        };
+        outcome = this.crashed(publisher, delivery, error);
       }
     }
     const nowMs = this.clock.now();
+    const decision = outcome.ok
+      ? undefined
+      : decideAfterFailure(outcome, delivery.attempts, publisher?.idempotent ?? false, nowMs);
     const { owner } = this.lease;
     let marked: { mine: boolean; settled: ReturnType<typeof settlePost>; next: DeliveryRecord | undefined };
     try {
@@ -230,10 +246,20 @@ export class PublishingPass {
         let mine: boolean;
         if (outcome.ok) {
           const comment = post?.payload.comment;
-          const commentDueAtMs = comment ? nowMs + comment.delay * 1000 : null;
-          mine = store.deliveries.markSent(delivery.id, owner, outcome.externalId, nowMs, commentDueAtMs);
+          mine = store.deliveries.markSent(
+            delivery.id,
+            owner,
+            {
+              externalId: outcome.externalId,
+              url: outcome.url ?? null,
+              commentDueAtMs: comment ? nowMs + comment.delay * 1000 : null,
+              pollCloseAtMs: outcome.closePollAtMs ?? null,
+            },
+            nowMs,
+          );
+          if (mine) store.connections.recordPublished(delivery.channelId, nowMs);
         } else {
-          mine = store.deliveries.markFailed(delivery.id, owner, outcome.reason);
+          mine = this.recordFailure(delivery, owner, decision!, nowMs);
         }
         const settled = mine ? settlePost(store, delivery.postId, nowMs) : undefined;
         const [next] = this.halted ? [] : store.deliveries.claimPending(1, this.lease.claim(), nowMs);
@@ -253,64 +279,46 @@ export class PublishingPass {
     }
     const { settled } = marked;
     const about = post ?? { id: delivery.postId, brandId: 0 };
-    this.announce(about, [
-      ...(outcome.ok ? [] : [deliveryFailed(about, delivery, outcome.reason)]),
-      ...(settled ? [postSettled(about, settled)] : []),
-    ]);
+    const events: PublishingEvent[] = [];
+    if (decision?.action === 'retry') {
+      events.push(sendRetrying(about, `delivery to ${delivery.channelName}`, decision.reason));
+    } else if (decision?.action === 'fail') {
+      events.push(deliveryFailed(about, delivery, decision.reason));
+      if (decision.reconnect)
+        events.push(channelNeedsReconnect(about, delivery.channelName, decision.reason));
+    }
+    if (settled) events.push(postSettled(about, settled));
+    this.announce(about, events);
     return { ok: outcome.ok, next };
   }
 
-  private async sendDueComments(): Promise<number> {
+  /** Records a failed send as the decision says; false when the claim is no longer ours. */
+  private recordFailure(
+    delivery: DeliveryRecord,
+    owner: string,
+    decision: FailureDecision,
+    nowMs: number,
+  ): boolean {
     const { store } = this;
-    let posted = 0;
-    while (!this.halted) {
-      // One at a time, claimed as it is posted: a process that dies leaves only that one in doubt.
-      const [delivery] = store.deliveries.claimDueComments(1, this.lease.claim(), this.clock.now());
-      if (!delivery) break;
-      this.lease.hold([delivery.id]);
-      const post = store.posts.get(delivery.postId);
-      const text = post?.payload.comment?.comment;
-      let outcome: Awaited<ReturnType<Publisher['comment']>>;
-      try {
-        outcome = text
-          ? await this.publisher.comment({
-              deliveryId: delivery.id,
-              postId: delivery.postId,
-              brandId: post!.brandId,
-              channel: { id: delivery.channelId, name: delivery.channelName, type: delivery.channelType },
-              externalId: delivery.externalId,
-              comment: text,
-            })
-          : { ok: false, reason: 'The post no longer has a comment.' };
-      } catch (error) {
-        outcome = {
-          ok: false,
-          reason: `The ${this.publisher.name} publisher failed: ${(error as Error).message}`,
-        };
-      }
-      let mine: boolean;
-      try {
-        mine = store.deliveries.markComment(
-          delivery.id,
-          this.lease.owner,
-          outcome.ok ? 'sent' : 'failed',
-          this.clock.now(),
-          outcome.ok ? null : outcome.reason,
-        );
-      } finally {
-        this.lease.release(delivery.id);
-      }
-      if (!mine) continue;
-      if (outcome.ok) posted++;
-      if (post) {
-        this.tell(
-          outcome.ok
-            ? commentPosted(post, delivery.channelName)
-            : commentFailed(post, delivery.channelName, outcome.reason),
-        );
-      }
+    store.connections.recordError(delivery.channelId, decision.reason, nowMs);
+    if (decision.action === 'retry') {
+      return store.deliveries.markRetry(delivery.id, owner, decision.reason, decision.atMs);
     }
-    return posted;
+    const mine = store.deliveries.markFailed(delivery.id, owner, decision.reason);
+    if (mine && decision.reconnect) {
+      store.setChannelStatus(delivery.channelId, 'INACTIVE', decision.reason, nowMs);
+    }
+    return mine;
+  }
+
+  /**
+   * A connector that threw instead of answering (connectors classify every platform answer, so this is
+   * a bug, which sending again would not fix): the send fails with the error's message.
+   */
+  crashed(publisher: Publisher | undefined, delivery: DeliveryRecord, error: unknown): PublishOutcome {
+    const name = publisher?.name ?? 'channel';
+    this.log(`publisher ${name} failed on delivery ${delivery.id}: ${(error as Error).stack}`);
+    return { ok: false, reason: `The ${name} publisher failed: ${(error as Error).message}` };
   }
 
   /**

@@ -7,14 +7,17 @@
  */
 import type { Clock, Publisher, PublishingEventSink, Store } from '../ports.js';
 import { ClaimLease } from './claim-lease.js';
-import { PublishingPass, type TickSummary } from './publishing-pass.js';
+import { type ConnectorRouter, PublishingPass, type TickSummary } from './publishing-pass.js';
 
 export type { TickSummary };
 
 export interface SchedulerOptions {
   store: Store;
   clock: Clock;
+  /** Sends to channels without a connection of their own (the sandbox or the webhook). */
   publisher: Publisher;
+  /** Which connector sends to each channel; default: `publisher` for every channel. */
+  connectors?: ConnectorRouter;
   log?: (message: string) => void;
   /** Told what happens to each post, for the users of its brand (MCP logging). */
   events?: PublishingEventSink;
@@ -65,7 +68,10 @@ export class Scheduler {
     this.pass = new PublishingPass({
       store: options.store,
       clock: options.clock,
-      publisher: options.publisher,
+      connectors: options.connectors ?? {
+        forChannel: async () => options.publisher,
+        idempotent: () => options.publisher.idempotent,
+      },
       lease: this.lease,
       log: this.log,
       events: options.events,
@@ -171,7 +177,7 @@ export class Scheduler {
 
   /** After a change of plan: deliveries waiting to be sent (a post started at once) are due now. */
   private wokenSleepMs(): number {
-    return this.store.deliveries.hasPending() ? 0 : this.sleepMs();
+    return this.store.deliveries.hasPending(this.clock.now()) ? 0 : this.sleepMs();
   }
 
   private sleepMs(): number {
@@ -179,6 +185,8 @@ export class Scheduler {
     const next = [
       this.store.posts.nextDueAtMs(),
       this.store.deliveries.nextCommentDueAtMs(),
+      this.store.deliveries.nextRetryAtMs(),
+      this.store.deliveries.nextPollCloseAtMs(),
       // A claim whose owner stopped can be taken over once its lease has ended.
       leaseEnd === undefined ? undefined : leaseEnd + 1,
     ].filter((t): t is number => t !== undefined);

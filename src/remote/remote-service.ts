@@ -7,6 +7,11 @@
 import { openAsBlob } from 'node:fs';
 import { FormData } from 'undici';
 import {
+  type ChannelDetail,
+  ChannelDetail as ChannelDetailSchema,
+  ChannelRequest,
+} from '../domain/channel-detail.js';
+import {
   type CreatedPost,
   CreatedPost as CreatedPostSchema,
   CreatePostRequest,
@@ -120,6 +125,16 @@ export class RemotePublishingService implements PublishingService {
     const { ids, rest } = splitPathIds(request, ['brandId'], BrandPageRequest);
     const call = { method: 'GET', path: `/brands/${ids.brandId}/channels`, query: rest } as const;
     return page(await this.client.send(call, successList(ChannelSchema)));
+  }
+
+  async getChannel(request: unknown): Promise<ChannelDetail> {
+    const { ids, rest } = splitPathIds(request, ['brandId', 'channelId'], ChannelRequest);
+    const call = {
+      method: 'GET',
+      path: `/brands/${ids.brandId}/channels/${ids.channelId}`,
+      query: rest,
+    } as const;
+    return (await this.client.send(call, successBody(ChannelDetailSchema))).data;
   }
 
   async listCollections(request: unknown): Promise<Page<Collection>> {

@@ -119,6 +119,17 @@ export function createRestApp(options: RestOptions): Hono<Env> {
     return c.json(listBody(await c.var.service.listChannels(request), c.req.url));
   });
 
+  app.get('/v1/brands/:brandId/channels/:channelId', async (c) =>
+    c.json({
+      status: 'success',
+      data: await c.var.service.getChannel({
+        ...query(c),
+        brandId: brandId(c),
+        channelId: pathId(c, 'channelId', NotFoundError.channel),
+      }),
+    }),
+  );
+
   app.get('/v1/brands/:brandId/collections', async (c) => {
     const request = coerceArguments(
       BrandPageRequest,

@@ -1,5 +1,6 @@
 /** The OpenAPI document of the REST API, generated from the same zod schemas the service validates with. */
 import { z } from 'zod';
+import { ChannelDetail } from '../domain/channel-detail.js';
 import {
   CreatedPost,
   CreatePostRequest,
@@ -102,6 +103,7 @@ export function openApiDocument(): Json {
         User: schema(User),
         Brand: schema(Brand),
         Channel: schema(Channel),
+        ChannelDetail: schema(ChannelDetail),
         Collection: schema(Collection),
         Media: schema(Media),
         Pagination: schema(Pagination),
@@ -130,6 +132,14 @@ export function openApiDocument(): Json {
           summary: "A brand's channels",
           parameters: [param('brandId', 'path', integer), ...pageParams],
           responses: { ...list('Channel'), ...errors('401', '404', '422') },
+        },
+      },
+      '/brands/{brandId}/channels/{channelId}': {
+        get: {
+          summary:
+            'A channel with its connection: connector, account, last error, last publication (never a secret)',
+          parameters: [param('brandId', 'path', integer), param('channelId', 'path', integer)],
+          responses: { ...success(ref('ChannelDetail')), ...errors('401', '404') },
         },
       },
       '/brands/{brandId}/collections': {

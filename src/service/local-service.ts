@@ -1,4 +1,5 @@
 /** The service on the embedded store, acting as one user. */
+import { type ChannelDetail, ChannelRequest } from '../domain/channel-detail.js';
 import { NotFoundError } from '../domain/errors.js';
 import type { CreatedPost, DeletedPost, Post, Queue } from '../domain/post-schemas.js';
 import {
@@ -21,6 +22,7 @@ import type {
   TransferOptions,
   UserRecord,
 } from '../ports.js';
+import { presentChannelDetail } from './connections.js';
 import { createPost } from './create-post.js';
 import { readPage } from './pagination.js';
 import { deletePost, getPost, listPosts, publishPost, updatePost } from './post-lifecycle.js';
@@ -31,6 +33,8 @@ import { type StagedUpload, stageMedia, uploadMedia } from './upload-media.js';
 
 export interface LocalServiceDeps {
   store: Store;
+  /** Who publishes to channels without a connection of their own. Default: the sandbox. */
+  defaultConnector?: 'sandbox' | 'webhook';
   media: MediaStore;
   clock: Clock;
   /** Told when a post is planned or starts publishing: the scheduler re-plans its sleep at once. */
@@ -85,6 +89,14 @@ export class LocalPublishingService implements PublishingService {
       (window) => store.listChannels(brand.id, window),
       presentChannel,
     );
+  }
+
+  async getChannel(request: unknown): Promise<ChannelDetail> {
+    const { brandId, channelId } = validateOrThrow(ChannelRequest, request);
+    const brand = this.brandOfUser(brandId);
+    const channel = this.deps.store.findChannel(brand.id, channelId);
+    if (!channel) throw NotFoundError.channel();
+    return presentChannelDetail(this.deps.store, channel, this.deps.defaultConnector ?? 'sandbox');
   }
 
   async listCollections(request: unknown): Promise<Page<Collection>> {

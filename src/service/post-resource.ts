@@ -16,7 +16,9 @@ export function presentDelivery(delivery: DeliveryRecord): Delivery {
     notes: delivery.notes,
     content: delivery.content as Delivery['content'],
     externalId: delivery.externalId,
+    url: delivery.url,
     attempts: delivery.attempts,
+    retryAt: timestampOrNull(delivery.retryAtMs),
     sentAt: timestampOrNull(delivery.sentAtMs),
     comment: {
       status: delivery.commentStatus,

@@ -4,6 +4,7 @@
  * suite runs on both. Requests are `unknown`: each implementation validates (or has its server
  * validate) with the domain schemas and throws the typed errors of `domain/errors.ts`.
  */
+import type { ChannelDetail } from '../domain/channel-detail.js';
 import type { CreatedPost, DeletedPost, Post, Queue } from '../domain/post-schemas.js';
 import type { Brand, Channel, Collection, Media, User } from '../domain/schemas.js';
 import type { TransferOptions } from '../ports.js';
@@ -28,6 +29,8 @@ export interface PublishingService {
   listBrands(request?: unknown): Promise<Page<Brand>>;
   /** `{ brandId, page?, per_page? }` */
   listChannels(request: unknown): Promise<Page<Channel>>;
+  /** `{ brandId, channelId }`: the channel with its connection (never a secret). */
+  getChannel(request: unknown): Promise<ChannelDetail>;
   /** `{ brandId, page?, per_page? }` */
   listCollections(request: unknown): Promise<Page<Collection>>;
   /** `{ brandId, path | url | base64 (+ filename) }`: exactly one source. */

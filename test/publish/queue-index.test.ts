@@ -133,7 +133,7 @@ describe('statements the store runs', () => {
     const observer = observeStore();
     store.posts.due(TEST_NOW, 200);
     store.posts.nextDueAtMs();
-    store.deliveries.hasPending();
+    store.deliveries.hasPending(TEST_NOW);
     store.deliveries.nextCommentDueAtMs();
     rt.clock.set(TEST_NOW + MINUTE);
     expect(await scheduler.runOnce()).toMatchObject({ started: 1 });

@@ -185,6 +185,9 @@ describe('scheduler', () => {
       brandId: 1,
       channel: { id: claimed[0]!.channelId, name: claimed[0]!.channelName, type: claimed[0]!.channelType },
       content: claimed[0]!.content!,
+      idempotencyKey: `test-${claimed[0]!.id}`,
+      dueAtMs: rt.clock.now(),
+      attempt: 1,
     });
     expect(await scheduler.runOnce()).toMatchObject({ sent: 6 });
     expect((await post(id)).status).toBe('publishing');

@@ -22,6 +22,9 @@ const job: DeliveryJob = {
     caption: 'Fresh beans today',
     media: [{ id: 'med_1', type: 'image/png' }],
   },
+  idempotencyKey: 'store-17',
+  dueAtMs: 1_800_000_000_000,
+  attempt: 1,
 };
 
 const commentJob: CommentJob = {
@@ -30,6 +33,7 @@ const commentJob: CommentJob = {
   brandId: 2,
   channel: { id: 9, name: 'Acme on Instagram', type: 'Instagram' },
   externalId: 'ig-555',
+  idempotencyKey: 'store-17-comment',
   comment: 'Link in bio',
 };
 

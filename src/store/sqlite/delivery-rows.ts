@@ -1,10 +1,18 @@
 /** The DeliveryStore and SandboxOutbox ports on SQLite. */
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../domain/delivery.js';
-import type { Claim, DeliveryRecord, DeliveryStore, NewDelivery, SandboxOutbox } from '../../ports.js';
+import type {
+  Claim,
+  DeliveryRecord,
+  DeliveryStore,
+  NewDelivery,
+  SandboxOutbox,
+  SentDelivery,
+} from '../../ports.js';
 import type { Row, Sql } from './sql.js';
 
 const COLUMNS = `id, post_id, channel_id, channel_name, channel_type, status, reason, notes, content, external_id,
-  attempts, sent_at_ms, comment_status, comment_due_at_ms, comment_sent_at_ms, comment_reason`;
+  url, attempts, retry_at_ms, sent_at_ms, comment_status, comment_due_at_ms, comment_sent_at_ms, comment_reason,
+  poll_close_at_ms, poll_close_status`;
 
 const nullableNumber = (value: unknown) => (value === null || value === undefined ? null : Number(value));
 const nullableString = (value: unknown) => (value === null || value === undefined ? null : String(value));
@@ -21,12 +29,16 @@ function toDelivery(row: Row): DeliveryRecord {
     notes: JSON.parse(String(row.notes)) as string[],
     content: row.content === null ? null : (JSON.parse(String(row.content)) as DeliveryRecord['content']),
     externalId: nullableString(row.external_id),
+    url: nullableString(row.url),
     attempts: Number(row.attempts),
+    retryAtMs: nullableNumber(row.retry_at_ms),
     sentAtMs: nullableNumber(row.sent_at_ms),
     commentStatus: String(row.comment_status) as DeliveryRecord['commentStatus'],
     commentDueAtMs: nullableNumber(row.comment_due_at_ms),
     commentSentAtMs: nullableNumber(row.comment_sent_at_ms),
     commentReason: nullableString(row.comment_reason),
+    pollCloseAtMs: nullableNumber(row.poll_close_at_ms),
+    pollCloseStatus: String(row.poll_close_status) as DeliveryRecord['pollCloseStatus'],
   };
 }
 
@@ -94,10 +106,12 @@ export class SqliteDeliveryStore implements DeliveryStore {
     return byPost;
   }
 
-  hasPending(): boolean {
+  hasPending(nowMs: number): boolean {
     return (
       this.sql.get(
-        `SELECT 1 AS one FROM deliveries INDEXED BY deliveries_pending WHERE status = 'pending' LIMIT 1`,
+        `SELECT 1 AS one FROM deliveries INDEXED BY deliveries_pending
+         WHERE status = 'pending' AND (retry_at_ms IS NULL OR retry_at_ms <= ?) LIMIT 1`,
+        nowMs,
       ) !== undefined
     );
   }
@@ -107,13 +121,15 @@ export class SqliteDeliveryStore implements DeliveryStore {
     const rows = this.sql.immediate(() =>
       this.sql.all(
         `UPDATE deliveries SET status = 'sending', attempts = attempts + 1, claimed_at_ms = ?, claim_owner = ?,
-           lease_until_ms = ?
+           lease_until_ms = ?, retry_at_ms = NULL
          WHERE id IN (
-           SELECT id FROM deliveries INDEXED BY deliveries_pending WHERE status = 'pending' ORDER BY id LIMIT ?)
+           SELECT id FROM deliveries INDEXED BY deliveries_pending
+           WHERE status = 'pending' AND (retry_at_ms IS NULL OR retry_at_ms <= ?) ORDER BY id LIMIT ?)
          RETURNING ${COLUMNS}`,
         nowMs,
         claim.owner,
         claim.leaseUntilMs,
+        nowMs,
         limit,
       ),
     );
@@ -135,22 +151,21 @@ export class SqliteDeliveryStore implements DeliveryStore {
     });
   }
 
-  markSent(
-    deliveryId: number,
-    owner: string,
-    externalId: string | null,
-    nowMs: number,
-    commentDueAtMs: number | null,
-  ): boolean {
+  markSent(deliveryId: number, owner: string, sent: SentDelivery, nowMs: number): boolean {
     return (
       this.sql.change(
-        `UPDATE deliveries SET status = 'sent', external_id = ?, sent_at_ms = ?, reason = NULL, lease_until_ms = NULL,
-           comment_status = CASE WHEN ? IS NULL THEN 'none' ELSE 'pending' END, comment_due_at_ms = ?
+        `UPDATE deliveries SET status = 'sent', external_id = ?, url = ?, sent_at_ms = ?, reason = NULL,
+           lease_until_ms = NULL,
+           comment_status = CASE WHEN ? IS NULL THEN 'none' ELSE 'pending' END, comment_due_at_ms = ?,
+           poll_close_status = CASE WHEN ? IS NULL THEN 'none' ELSE 'pending' END, poll_close_at_ms = ?
          WHERE id = ? AND status = 'sending' AND claim_owner = ?`,
-        externalId,
+        sent.externalId,
+        sent.url,
         nowMs,
-        commentDueAtMs,
-        commentDueAtMs,
+        sent.commentDueAtMs,
+        sent.commentDueAtMs,
+        sent.pollCloseAtMs,
+        sent.pollCloseAtMs,
         deliveryId,
         owner,
       ) === 1
@@ -167,6 +182,28 @@ export class SqliteDeliveryStore implements DeliveryStore {
         owner,
       ) === 1
     );
+  }
+
+  markRetry(deliveryId: number, owner: string, reason: string, retryAtMs: number): boolean {
+    return (
+      this.sql.change(
+        `UPDATE deliveries SET status = 'pending', reason = ?, retry_at_ms = ?, claim_owner = NULL,
+           lease_until_ms = NULL
+         WHERE id = ? AND status = 'sending' AND claim_owner = ?`,
+        reason,
+        retryAtMs,
+        deliveryId,
+        owner,
+      ) === 1
+    );
+  }
+
+  nextRetryAtMs(): number | undefined {
+    const row = this.sql.get(
+      `SELECT MIN(retry_at_ms) AS t FROM deliveries INDEXED BY deliveries_retry
+       WHERE status = 'pending' AND retry_at_ms IS NOT NULL`,
+    );
+    return row?.t === null || row?.t === undefined ? undefined : Number(row.t);
   }
 
   expiredClaims(nowMs: number, limit: number): DeliveryRecord[] {
@@ -220,6 +257,20 @@ export class SqliteDeliveryStore implements DeliveryStore {
     );
   }
 
+  retryComment(deliveryId: number, owner: string, reason: string, retryAtMs: number): boolean {
+    return (
+      this.sql.change(
+        `UPDATE deliveries SET comment_status = 'pending', comment_reason = ?, comment_due_at_ms = ?,
+           claim_owner = NULL, lease_until_ms = NULL
+         WHERE id = ? AND comment_status = 'sending' AND claim_owner = ?`,
+        reason,
+        retryAtMs,
+        deliveryId,
+        owner,
+      ) === 1
+    );
+  }
+
   expiredCommentClaims(nowMs: number, limit: number): DeliveryRecord[] {
     return this.expired('comment', nowMs, limit);
   }
@@ -250,6 +301,49 @@ export class SqliteDeliveryStore implements DeliveryStore {
   nextCommentDueAtMs(): number | undefined {
     const row = this.sql.get(
       `SELECT MIN(comment_due_at_ms) AS t FROM deliveries INDEXED BY deliveries_comments_pending WHERE comment_status = 'pending'`,
+    );
+    return row?.t === null || row?.t === undefined ? undefined : Number(row.t);
+  }
+
+  claimDuePollCloses(limit: number, leaseUntilMs: number, nowMs: number): DeliveryRecord[] {
+    // A closing whose lease ended is taken over: closing a closed poll is harmless.
+    return this.sql.immediate(() =>
+      this.sql
+        .all(
+          `UPDATE deliveries SET poll_close_status = 'sending', poll_lease_until_ms = ?
+           WHERE id IN (
+             SELECT id FROM deliveries INDEXED BY deliveries_polls
+             WHERE poll_close_status IN ('pending', 'sending') AND poll_close_at_ms <= ?
+               AND (poll_close_status = 'pending' OR poll_lease_until_ms < ?)
+             ORDER BY poll_close_at_ms LIMIT ?)
+           RETURNING ${COLUMNS}`,
+          leaseUntilMs,
+          nowMs,
+          nowMs,
+          limit,
+        )
+        .map(toDelivery),
+    );
+  }
+
+  markPollClosed(deliveryId: number, status: 'closed' | 'failed', reason: string | null): boolean {
+    return (
+      this.sql.change(
+        `UPDATE deliveries SET poll_close_status = ?, poll_lease_until_ms = NULL,
+           notes = CASE WHEN ? IS NULL THEN notes ELSE json_insert(notes, '$[#]', ?) END
+         WHERE id = ? AND poll_close_status = 'sending'`,
+        status,
+        reason,
+        reason,
+        deliveryId,
+      ) === 1
+    );
+  }
+
+  nextPollCloseAtMs(): number | undefined {
+    const row = this.sql.get(
+      `SELECT MIN(CASE WHEN poll_close_status = 'pending' THEN poll_close_at_ms ELSE poll_lease_until_ms + 1 END)
+         AS t FROM deliveries INDEXED BY deliveries_polls WHERE poll_close_status IN ('pending', 'sending')`,
     );
     return row?.t === null || row?.t === undefined ? undefined : Number(row.t);
   }

@@ -152,6 +152,40 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX deliveries_comments_sending ON deliveries (lease_until_ms) WHERE comment_status = 'sending';
   ALTER TABLE sandbox_outbox ADD COLUMN sends INTEGER NOT NULL DEFAULT 1;
   `,
+  // 6: connected channels. A channel may have a connection (Mastodon, Bluesky, Telegram) whose secret is
+  // sealed (AES-256-GCM) or named by an environment variable; a channel keeps why it is INACTIVE, its last
+  // error and its last publication. A delivery keeps its public URL, may wait for a retry (rate limits,
+  // transient faults) and may have a poll to close later (Telegram). The store gets an id of its own,
+  // part of every idempotency key sent to a platform, so two stores never share one.
+  `
+  ALTER TABLE channels ADD COLUMN status_reason TEXT;
+  ALTER TABLE channels ADD COLUMN last_published_at_ms INTEGER;
+  ALTER TABLE channels ADD COLUMN last_error TEXT;
+  ALTER TABLE channels ADD COLUMN last_error_at_ms INTEGER;
+  CREATE TABLE channel_connections (
+    channel_id INTEGER PRIMARY KEY REFERENCES channels(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL,
+    account TEXT NOT NULL,
+    account_id TEXT NOT NULL,
+    endpoint TEXT NOT NULL,
+    profile_url TEXT,
+    settings TEXT NOT NULL DEFAULT '{}',
+    capabilities TEXT NOT NULL,
+    secret BLOB,
+    secret_env TEXT,
+    connected_at_ms INTEGER NOT NULL,
+    updated_at_ms INTEGER NOT NULL
+  );
+  ALTER TABLE deliveries ADD COLUMN url TEXT;
+  ALTER TABLE deliveries ADD COLUMN retry_at_ms INTEGER;
+  ALTER TABLE deliveries ADD COLUMN poll_close_at_ms INTEGER;
+  ALTER TABLE deliveries ADD COLUMN poll_close_status TEXT NOT NULL DEFAULT 'none';
+  ALTER TABLE deliveries ADD COLUMN poll_lease_until_ms INTEGER;
+  CREATE INDEX deliveries_retry ON deliveries (retry_at_ms) WHERE status = 'pending' AND retry_at_ms IS NOT NULL;
+  CREATE INDEX deliveries_polls ON deliveries (poll_close_at_ms) WHERE poll_close_status IN ('pending', 'sending');
+  CREATE TABLE store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+  INSERT INTO store_meta (key, value) VALUES ('store_id', lower(hex(randomblob(8))));
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -12,6 +12,7 @@ import type {
   UserRecord,
   UserUpsert,
 } from '../../ports.js';
+import { SqliteConnectionStore } from './connection-rows.js';
 import { SqliteDeliveryStore, SqliteSandboxOutbox } from './delivery-rows.js';
 import type { SqlDatabase } from './driver.js';
 import { openStoreFile } from './open-store-file.js';
@@ -45,6 +46,7 @@ export class SqliteStore implements Store {
   readonly posts: SqlitePostStore;
   readonly deliveries: SqliteDeliveryStore;
   readonly sandbox: SqliteSandboxOutbox;
+  readonly connections: SqliteConnectionStore;
   /**
    * Answers read from the workspace tables (users, brands, channels, collections and their links),
    * which change rarely: by key, frozen, exact as of the change epoch. This store's own workspace
@@ -64,6 +66,7 @@ export class SqliteStore implements Store {
     this.posts = new SqlitePostStore(sql);
     this.deliveries = new SqliteDeliveryStore(sql);
     this.sandbox = new SqliteSandboxOutbox(sql);
+    this.connections = new SqliteConnectionStore(sql);
   }
 
   /**
@@ -198,6 +201,23 @@ export class SqliteStore implements Store {
     );
   }
 
+  setChannelStatus(
+    channelId: number,
+    status: 'ACTIVE' | 'INACTIVE',
+    reason: string | null,
+    nowMs: number,
+  ): void {
+    this.workspaceChanged(
+      this.sql.run(
+        'UPDATE channels SET status = ?, status_reason = ?, updated_at_ms = ? WHERE id = ?',
+        status,
+        reason,
+        nowMs,
+        channelId,
+      ),
+    );
+  }
+
   findChannel(brandId: number, channelId: number): ChannelRecord | undefined {
     return this.cached(`findChannel ${brandId} ${channelId}`, () => {
       const row = this.sql.get(
@@ -291,6 +311,11 @@ export class SqliteStore implements Store {
       media.path,
       media.createdAtMs,
     );
+  }
+
+  findBrand(brandId: number): BrandRecord | undefined {
+    const row = this.sql.get(`SELECT ${BRAND_COLUMNS} FROM brands b WHERE b.id = ?`, brandId);
+    return row && toBrand(row);
   }
 
   findBrandIdByTitle(title: string): number | undefined {

@@ -1,0 +1,97 @@
+/**
+ * What a platform takes: the limits the pre-flight checks read. A channel without a connection has its
+ * platform's documented defaults (PLATFORM_CAPABILITIES); a connected channel has what its connector
+ * learned from the account when it was connected (a Mastodon instance's own character limit), stored
+ * with the connection.
+ */
+import type { ChannelType } from './schemas.js';
+
+export interface Capabilities {
+  /** Longest text of a post without media, counted in `textUnit`. */
+  textLimit: number;
+  /** Longest text of a post with media (Telegram's captions), when it differs from `textLimit`. */
+  captionLimit?: number;
+  /** `characters` = Unicode code points; `graphemes` = what a reader sees as one character (Bluesky). */
+  textUnit: 'characters' | 'graphemes';
+  /** A link counts as this many characters, whatever its length (Mastodon and X count 23). */
+  linkLength?: number;
+  /** Most media of one post. */
+  maxMedia: number;
+  /** MIME types a post may carry; media of other types are refused. */
+  mediaTypes: readonly string[];
+  /** Largest image, in bytes, when the platform sets a limit below ours. */
+  maxImageBytes?: number;
+  /** Largest video, in bytes, when the platform sets a limit below ours. */
+  maxVideoBytes?: number;
+  /** The platform publishes nothing without media (Instagram, TikTok, YouTube, Pinterest). */
+  requiresMedia: boolean;
+  /** Native polls. */
+  polls: boolean;
+  /** A poll and media in one post. */
+  pollWithMedia: boolean;
+  /** Most poll options, and the longest option. */
+  maxPollOptions?: number;
+  maxPollOptionLength?: number;
+}
+
+/** Who sends a channel's posts: a connector of its own, or the configured default (sandbox, webhook). */
+export const CONNECTOR_KINDS = ['sandbox', 'webhook', 'mastodon', 'bluesky', 'telegram'] as const;
+export type ConnectorKind = (typeof CONNECTOR_KINDS)[number];
+
+const IMAGES = ['image/png', 'image/jpeg'];
+const VIDEOS = ['video/mp4', 'video/quicktime'];
+const MB = 1024 * 1024;
+
+/**
+ * Each platform's documented limits, for channels without a connection of their own (the sandbox and
+ * the webhook stand in for them): what the platform would accept if it were sent there.
+ */
+export const PLATFORM_CAPABILITIES: Readonly<Record<ChannelType, Capabilities>> = {
+  Facebook: base(63_206, 10, [...IMAGES, ...VIDEOS]),
+  Instagram: { ...base(2_200, 10, ['image/jpeg', ...VIDEOS]), requiresMedia: true, maxImageBytes: 8 * MB },
+  Threads: { ...base(500, 20, [...IMAGES, ...VIDEOS]), ...polls(4, 25) },
+  LinkedIn: { ...base(3_000, 20, [...IMAGES, ...VIDEOS, 'application/pdf']), ...polls(4, 30) },
+  'Google Business': base(1_500, 1, [...IMAGES, ...VIDEOS]),
+  YouTube: { ...base(5_000, 1, VIDEOS), requiresMedia: true },
+  TikTok: { ...base(2_200, 35, ['image/jpeg', ...VIDEOS]), requiresMedia: true },
+  Pinterest: { ...base(500, 5, [...IMAGES, ...VIDEOS]), requiresMedia: true, maxImageBytes: 20 * MB },
+  'X/Twitter': {
+    ...base(280, 4, [...IMAGES, ...VIDEOS]),
+    linkLength: 23,
+    maxImageBytes: 5 * MB,
+    ...polls(4, 25),
+  },
+  Mastodon: {
+    ...base(500, 4, [...IMAGES, ...VIDEOS]),
+    linkLength: 23,
+    maxImageBytes: 16 * MB,
+    maxVideoBytes: 99 * MB,
+    ...polls(4, 50),
+  },
+  // Bluesky has no polls: its connector sends the question and options as text; the sandbox and the
+  // webhook receive the poll itself, as the interface's list of poll platforms has it.
+  Bluesky: { ...base(300, 4, IMAGES), textUnit: 'graphemes', maxImageBytes: 1_000_000, ...polls(4, 30) },
+  Telegram: {
+    ...base(4_096, 10, [...IMAGES, ...VIDEOS, 'application/pdf']),
+    captionLimit: 1_024,
+    maxImageBytes: 10 * MB,
+    maxVideoBytes: 50 * MB,
+    ...polls(10, 100),
+  },
+};
+
+function base(textLimit: number, maxMedia: number, mediaTypes: string[]): Capabilities {
+  return {
+    textLimit,
+    textUnit: 'characters',
+    maxMedia,
+    mediaTypes,
+    requiresMedia: false,
+    polls: false,
+    pollWithMedia: false,
+  };
+}
+
+function polls(maxPollOptions: number, maxPollOptionLength: number): Partial<Capabilities> {
+  return { polls: true, maxPollOptions, maxPollOptionLength };
+}

@@ -1,0 +1,29 @@
+import { ChannelDetail, ChannelRequest } from '../../domain/channel-detail.js';
+import { defineTool } from '../tool.js';
+
+export const getChannel = defineTool({
+  name: 'get_channel',
+  title: 'Get channel',
+  description: [
+    'Returns one channel with its connection: who publishes to it (mastodon, bluesky, telegram, or the',
+    "sandbox/webhook default), the account, the platform's address, why it is INACTIVE, its last error and last",
+    'publication, and the limits its platform sets (characters, media, polls). Call it when a delivery failed or',
+    'a channel is INACTIVE to tell the user what to fix; accounts are connected on the command line',
+    '(social-publisher-mcp connect …), never through this conversation.',
+  ].join(' '),
+  input: ChannelRequest,
+  output: ChannelDetail,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async handle(service, args) {
+    const channel = await service.getChannel(args);
+    const { connection } = channel;
+    const lines = [
+      `${channel.name} [${channel.type}, ${channel.status}]: published by ${connection.connector}${connection.account ? ` as ${connection.account}` : ''}${connection.instance ? ` on ${connection.instance}` : ''}.`,
+      ...(channel.statusReason ? [`Why INACTIVE: ${channel.statusReason}`] : []),
+      ...(connection.lastError ? [`Last error (${connection.lastErrorAt}): ${connection.lastError}`] : []),
+      `Last published: ${connection.lastPublishedAt ?? 'never'}.`,
+      `Limits: ${connection.limits.textLimit} ${connection.limits.textUnit}, up to ${connection.limits.maxMedia} media, polls ${connection.limits.polls ? 'yes' : 'no'}.`,
+    ];
+    return { body: { status: 'success', data: channel }, summary: lines.join('\n') };
+  },
+});

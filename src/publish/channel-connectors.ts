@@ -1,0 +1,123 @@
+/**
+ * Which connector sends a channel's deliveries: the channel's own connection (Mastodon, Bluesky,
+ * Telegram), or, for a channel without one, the configured default (the sandbox or the webhook). A
+ * connector is opened on first use, with its secret unsealed only then, and kept while its connection is
+ * unchanged; `connect` or a refreshed session changes the connection, and the next delivery opens it
+ * anew. Each connector's code is loaded only when a channel of its platform publishes.
+ */
+import type { ConnectionRecord, Publisher, PublishOutcome, Store } from '../ports.js';
+import type { SecretBox } from '../store/secret-box.js';
+import {
+  type ConnectedKind,
+  type ConnectorContext,
+  IDEMPOTENT_PLATFORMS,
+  type OpenConnector,
+} from './connector.js';
+import type { ConnectorRouter } from './publishing-pass.js';
+
+/** The parts of a ConnectorContext that are the same for every connection. */
+export type SharedContext = Omit<ConnectorContext, 'saveSecret'>;
+
+export interface ChannelConnectorsOptions {
+  store: Store;
+  secrets: SecretBox;
+  /** For channels without a connection. */
+  fallback: Publisher;
+  context: SharedContext;
+  /** Reads an environment variable named by a workspace file's connection. */
+  readEnv: (name: string) => string | undefined;
+}
+
+const OPENERS: Record<ConnectedKind, () => Promise<OpenConnector>> = {
+  mastodon: async () => (await import('./mastodon-connector.js')).openMastodon,
+  bluesky: async () => (await import('./bluesky-connector.js')).openBluesky,
+  telegram: async () => (await import('./telegram-connector.js')).openTelegram,
+};
+
+export class ChannelConnectors implements ConnectorRouter {
+  private readonly open = new Map<number, { updatedAtMs: number; publisher: Publisher }>();
+
+  constructor(private readonly options: ChannelConnectorsOptions) {}
+
+  get fallback(): Publisher {
+    return this.options.fallback;
+  }
+
+  idempotent(channelId: number): boolean {
+    const connection = this.options.store.connections.find(channelId);
+    return connection ? IDEMPOTENT_PLATFORMS[connection.kind] : this.options.fallback.idempotent;
+  }
+
+  /** The connector that sends to this channel now. */
+  async forChannel(channelId: number): Promise<Publisher> {
+    const connection = this.options.store.connections.find(channelId);
+    if (!connection) return this.options.fallback;
+    const kept = this.open.get(channelId);
+    if (kept?.updatedAtMs === connection.updatedAtMs) return kept.publisher;
+    if (kept) await kept.publisher.close?.();
+    const publisher = await this.openConnection(connection);
+    this.open.set(channelId, { updatedAtMs: connection.updatedAtMs, publisher });
+    return publisher;
+  }
+
+  async close(): Promise<void> {
+    const publishers = [...this.open.values()].map((kept) => kept.publisher);
+    this.open.clear();
+    await Promise.all(publishers.map((publisher) => publisher.close?.()));
+    await this.options.fallback.close?.();
+  }
+
+  private async openConnection(connection: ConnectionRecord): Promise<Publisher> {
+    let secret: string;
+    try {
+      secret = this.secretOf(connection);
+    } catch (error) {
+      return unusable(connection.kind, (error as Error).message);
+    }
+    const { store, secrets, context } = this.options;
+    const { channelId } = connection;
+    const open = await OPENERS[connection.kind]();
+    return open(
+      { ...connection, channelId, secret },
+      {
+        ...context,
+        saveSecret: async (changed) => {
+          store.connections.setSecret(channelId, secrets.seal(changed, channelId), context.clock.now());
+          // The connector that saved it is current: it keeps the secret it has in memory.
+          const updated = store.connections.find(channelId);
+          const kept = this.open.get(channelId);
+          if (updated && kept) kept.updatedAtMs = updated.updatedAtMs;
+        },
+      },
+    );
+  }
+
+  private secretOf(connection: ConnectionRecord): string {
+    const command = `social-publisher-mcp connect ${connection.kind}`;
+    if (connection.secretEnv) {
+      const value = this.options.readEnv(connection.secretEnv);
+      if (!value) {
+        throw new Error(
+          `The channel's secret is read from the environment variable ${connection.secretEnv}, which is not set in the server's environment: set it and restart, or run ${command}.`,
+        );
+      }
+      return value;
+    }
+    if (!connection.sealedSecret) {
+      throw new Error(`The channel was disconnected: run ${command} to connect it again.`);
+    }
+    return this.options.secrets.open(connection.sealedSecret, connection.channelId);
+  }
+}
+
+/** A connection that cannot be used (no secret, an unreadable one): every send asks to reconnect. */
+function unusable(kind: string, reason: string): Publisher {
+  const outcome: PublishOutcome = { ok: false, kind: 'reconnect', reason };
+  return {
+    name: kind,
+    idempotent: false,
+    deliver: async () => outcome,
+    comment: async () => outcome,
+    closePoll: async () => outcome,
+  };
+}

@@ -1,0 +1,150 @@
+/**
+ * What follows a sent delivery, in each publishing pass: its auto-comment when due, and closing its poll
+ * when the poll's period ends on a platform that cannot close it by itself (Telegram). Both are claimed
+ * one at a time, like deliveries; a failed comment is retried as the retry policy says.
+ */
+import type {
+  Clock,
+  DeliveryRecord,
+  Publisher,
+  PublishingEvent,
+  PublishingEventSink,
+  PublishOutcome,
+  Store,
+} from '../ports.js';
+import type { ClaimLease } from './claim-lease.js';
+import { channelNeedsReconnect, commentFailed, commentPosted, sendRetrying } from './publishing-events.js';
+import type { ConnectorRouter } from './publishing-pass.js';
+import { decideAfterFailure } from './retry-policy.js';
+
+export interface FollowUpOptions {
+  store: Store;
+  clock: Clock;
+  connectors: ConnectorRouter;
+  lease: ClaimLease;
+  log: (message: string) => void;
+  events: PublishingEventSink | undefined;
+  crashed: (publisher: Publisher | undefined, delivery: DeliveryRecord, error: unknown) => PublishOutcome;
+}
+
+export class FollowUps {
+  constructor(private readonly options: FollowUpOptions) {}
+
+  async sendDueComments(halted: () => boolean): Promise<number> {
+    const { store } = this.options;
+    let posted = 0;
+    while (!halted()) {
+      // One at a time, claimed as it is posted: a process that dies leaves only that one in doubt.
+      const [delivery] = store.deliveries.claimDueComments(
+        1,
+        this.options.lease.claim(),
+        this.options.clock.now(),
+      );
+      if (!delivery) break;
+      this.options.lease.hold([delivery.id]);
+      const post = store.posts.get(delivery.postId);
+      const text = post?.payload.comment?.comment;
+      let outcome: PublishOutcome;
+      let publisher: Publisher | undefined;
+      try {
+        publisher = await this.options.connectors.forChannel(delivery.channelId);
+        outcome = text
+          ? await publisher.comment({
+              deliveryId: delivery.id,
+              postId: delivery.postId,
+              brandId: post!.brandId,
+              channel: { id: delivery.channelId, name: delivery.channelName, type: delivery.channelType },
+              externalId: delivery.externalId,
+              comment: text,
+              idempotencyKey: `${store.connections.storeId()}-${delivery.id}-comment`,
+            })
+          : { ok: false, reason: 'The post no longer has a comment.' };
+      } catch (error) {
+        outcome = this.options.crashed(publisher, delivery, error);
+      }
+      const nowMs = this.options.clock.now();
+      // A comment has no attempt count of its own: one retry budget per delivery, counted by its attempts.
+      const decision = outcome.ok
+        ? undefined
+        : decideAfterFailure(outcome, delivery.attempts, publisher?.idempotent ?? false, nowMs);
+      let mine: boolean;
+      try {
+        mine = store.transaction(() => {
+          const { owner } = this.options.lease;
+          if (decision?.action === 'retry') {
+            return store.deliveries.retryComment(delivery.id, owner, decision.reason, decision.atMs);
+          }
+          const done = store.deliveries.markComment(
+            delivery.id,
+            owner,
+            outcome.ok ? 'sent' : 'failed',
+            nowMs,
+            decision?.reason ?? null,
+          );
+          if (done && decision?.reconnect) {
+            store.setChannelStatus(delivery.channelId, 'INACTIVE', decision.reason, nowMs);
+          }
+          if (done && decision) store.connections.recordError(delivery.channelId, decision.reason, nowMs);
+          return done;
+        });
+      } finally {
+        this.options.lease.release(delivery.id);
+      }
+      if (!mine) continue;
+      if (outcome.ok) posted++;
+      if (!post) continue;
+      if (outcome.ok) this.tell(commentPosted(post, delivery.channelName));
+      else if (decision?.action === 'retry') {
+        this.tell(sendRetrying(post, `auto-comment on ${delivery.channelName}`, decision.reason));
+      } else this.tell(commentFailed(post, delivery.channelName, decision!.reason));
+    }
+    return posted;
+  }
+
+  /**
+   * Closes the polls that a platform cannot keep open for their whole period by itself (Telegram), when
+   * their period ends. Closing a closed poll is harmless, so a closing whose lease ended is repeated.
+   */
+  async closeDuePolls(halted: () => boolean): Promise<void> {
+    const { store } = this.options;
+    while (!halted()) {
+      const nowMs = this.options.clock.now();
+      const [delivery] = store.deliveries.claimDuePollCloses(1, nowMs + this.options.lease.leaseMs, nowMs);
+      if (!delivery) return;
+      let outcome: PublishOutcome;
+      try {
+        const publisher = await this.options.connectors.forChannel(delivery.channelId);
+        outcome = publisher.closePoll
+          ? await publisher.closePoll({
+              deliveryId: delivery.id,
+              postId: delivery.postId,
+              brandId: store.posts.get(delivery.postId)?.brandId ?? 0,
+              channel: { id: delivery.channelId, name: delivery.channelName, type: delivery.channelType },
+              externalId: delivery.externalId,
+            })
+          : { ok: true, externalId: null };
+      } catch (error) {
+        outcome = { ok: false, reason: (error as Error).message };
+      }
+      if (!outcome.ok && (outcome.kind === 'transient' || outcome.kind === 'rate_limited')) {
+        // Left `sending`: its lease ends and the closing is tried again then.
+        continue;
+      }
+      store.deliveries.markPollClosed(
+        delivery.id,
+        outcome.ok ? 'closed' : 'failed',
+        outcome.ok ? null : `The poll could not be closed when its period ended: ${outcome.reason}`,
+      );
+    }
+  }
+
+  /** Tells the post's brand; the engine goes on whatever the sink does. */
+  private tell(event: PublishingEvent): void {
+    if (!this.options.events) return;
+    try {
+      this.options.events(event);
+    } catch (error) {
+      this.options.log(`publishing event not delivered: ${(error as Error).stack ?? String(error)}`);
+    }
+  }
+}

@@ -1,0 +1,146 @@
+/** The ConnectionStore port on SQLite: channel connections, their sealed secrets, channel activity. */
+import type { Capabilities } from '../../domain/capabilities.js';
+import type { ChannelActivity, ConnectionRecord, ConnectionStore, ConnectionUpsert } from '../../ports.js';
+import type { Row, Sql } from './sql.js';
+
+const COLUMNS = `channel_id, kind, account, account_id, endpoint, profile_url, settings, capabilities, secret,
+  secret_env, connected_at_ms, updated_at_ms`;
+
+const nullableNumber = (value: unknown) => (value === null || value === undefined ? null : Number(value));
+const nullableString = (value: unknown) => (value === null || value === undefined ? null : String(value));
+
+function toConnection(row: Row): ConnectionRecord {
+  return {
+    channelId: Number(row.channel_id),
+    kind: String(row.kind) as ConnectionRecord['kind'],
+    account: String(row.account),
+    accountId: String(row.account_id),
+    endpoint: String(row.endpoint),
+    profileUrl: nullableString(row.profile_url),
+    settings: JSON.parse(String(row.settings)) as Record<string, unknown>,
+    capabilities: JSON.parse(String(row.capabilities)) as Capabilities,
+    sealedSecret:
+      row.secret === null || row.secret === undefined ? null : new Uint8Array(row.secret as Uint8Array),
+    secretEnv: nullableString(row.secret_env),
+    connectedAtMs: Number(row.connected_at_ms),
+    updatedAtMs: Number(row.updated_at_ms),
+  };
+}
+
+export class SqliteConnectionStore implements ConnectionStore {
+  private id: string | undefined;
+
+  constructor(private readonly sql: Sql) {}
+
+  find(channelId: number): ConnectionRecord | undefined {
+    const row = this.sql.get(`SELECT ${COLUMNS} FROM channel_connections WHERE channel_id = ?`, channelId);
+    return row && toConnection(row);
+  }
+
+  ofChannels(channelIds: readonly number[]): Map<number, ConnectionRecord> {
+    const found = new Map<number, ConnectionRecord>();
+    if (channelIds.length === 0) return found;
+    const rows = this.sql.allOnce(
+      `SELECT ${COLUMNS} FROM channel_connections WHERE channel_id IN (${channelIds.map(() => '?').join(', ')})`,
+      ...channelIds,
+    );
+    for (const row of rows) found.set(Number(row.channel_id), toConnection(row));
+    return found;
+  }
+
+  save(channelId: number, connection: ConnectionUpsert, nowMs: number): void {
+    this.sql.run(
+      `INSERT INTO channel_connections (channel_id, kind, account, account_id, endpoint, profile_url, settings,
+         capabilities, secret, secret_env, connected_at_ms, updated_at_ms)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (channel_id) DO UPDATE SET kind = excluded.kind, account = excluded.account,
+         account_id = excluded.account_id, endpoint = excluded.endpoint, profile_url = excluded.profile_url,
+         settings = excluded.settings, capabilities = excluded.capabilities, secret = excluded.secret,
+         secret_env = excluded.secret_env, connected_at_ms = excluded.connected_at_ms,
+         updated_at_ms = excluded.updated_at_ms`,
+      channelId,
+      connection.kind,
+      connection.account,
+      connection.accountId,
+      connection.endpoint,
+      connection.profileUrl,
+      JSON.stringify(connection.settings),
+      JSON.stringify(connection.capabilities),
+      connection.sealedSecret,
+      connection.secretEnv,
+      nowMs,
+      nowMs,
+    );
+    // A new connection starts with a clean slate.
+    this.sql.run(
+      'UPDATE channels SET last_error = NULL, last_error_at_ms = NULL, status_reason = NULL WHERE id = ?',
+      channelId,
+    );
+  }
+
+  setSecret(channelId: number, sealedSecret: Uint8Array, nowMs: number): void {
+    this.sql.run(
+      'UPDATE channel_connections SET secret = ?, updated_at_ms = ? WHERE channel_id = ? AND secret IS NOT NULL',
+      sealedSecret,
+      nowMs,
+      channelId,
+    );
+  }
+
+  erase(channelId: number, nowMs: number): boolean {
+    return (
+      this.sql.change(
+        'UPDATE channel_connections SET secret = NULL, secret_env = NULL, updated_at_ms = ? WHERE channel_id = ?',
+        nowMs,
+        channelId,
+      ) === 1
+    );
+  }
+
+  activity(channelId: number): ChannelActivity {
+    const row = this.sql.get(
+      'SELECT status_reason, last_error, last_error_at_ms, last_published_at_ms FROM channels WHERE id = ?',
+      channelId,
+    );
+    return {
+      statusReason: nullableString(row?.status_reason),
+      lastError: nullableString(row?.last_error),
+      lastErrorAtMs: nullableNumber(row?.last_error_at_ms),
+      lastPublishedAtMs: nullableNumber(row?.last_published_at_ms),
+    };
+  }
+
+  recordPublished(channelId: number, nowMs: number): void {
+    this.sql.run(
+      'UPDATE channels SET last_published_at_ms = MAX(COALESCE(last_published_at_ms, 0), ?) WHERE id = ?',
+      nowMs,
+      channelId,
+    );
+  }
+
+  recordError(channelId: number, error: string, nowMs: number): void {
+    this.sql.run(
+      'UPDATE channels SET last_error = ?, last_error_at_ms = ? WHERE id = ?',
+      error,
+      nowMs,
+      channelId,
+    );
+  }
+
+  findByAccount(brandId: number, kind: string, endpoint: string, accountId: string): number | undefined {
+    const row = this.sql.get(
+      `SELECT c.id FROM channel_connections cc JOIN channels c ON c.id = cc.channel_id
+       WHERE c.brand_id = ? AND cc.kind = ? AND cc.endpoint = ? AND cc.account_id = ?`,
+      brandId,
+      kind,
+      endpoint,
+      accountId,
+    );
+    return row && Number(row.id);
+  }
+
+  storeId(): string {
+    this.id ??= String(this.sql.get(`SELECT value FROM store_meta WHERE key = 'store_id'`)?.value);
+    return this.id;
+  }
+}
