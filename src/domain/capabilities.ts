@@ -76,7 +76,7 @@ export const PLATFORM_CAPABILITIES: Readonly<Record<ChannelType, Capabilities>> 
     captionLimit: 1_024,
     maxImageBytes: 10 * MB,
     maxVideoBytes: 50 * MB,
-    ...polls(10, 100),
+    ...polls(12, 100),
   },
 };
 

@@ -26,13 +26,22 @@ export const STORY_PLATFORMS: ReadonlySet<ChannelType> = new Set(['Instagram', '
 /** The platforms whose posts have a title (video and pin platforms). */
 export const TITLE_PLATFORMS: ReadonlySet<ChannelType> = new Set(['YouTube', 'Pinterest']);
 
-/** The key of `platforms` that holds each platform's overrides. */
-export const OVERRIDE_KEYS: Partial<Record<ChannelType, 'instagram' | 'facebook' | 'tiktok' | 'youtube'>> = {
-  Instagram: 'instagram',
+/** The key of `platforms` that holds each platform's overrides (at least its own `caption`). */
+export const OVERRIDE_KEYS = {
   Facebook: 'facebook',
-  TikTok: 'tiktok',
+  Instagram: 'instagram',
+  Threads: 'threads',
+  LinkedIn: 'linkedin',
+  'Google Business': 'googlebusiness',
   YouTube: 'youtube',
-};
+  TikTok: 'tiktok',
+  Pinterest: 'pinterest',
+  'X/Twitter': 'x',
+  Mastodon: 'mastodon',
+  Bluesky: 'bluesky',
+  Telegram: 'telegram',
+} as const satisfies Record<ChannelType, string>;
+export type OverrideKey = (typeof OVERRIDE_KEYS)[ChannelType];
 
 export interface PlatformMedia {
   /** A media id of the brand, or undefined for a URL. */

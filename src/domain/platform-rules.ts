@@ -37,11 +37,14 @@ export function planDelivery(
   const platform = channel.type;
   const notes: string[] = [];
   const content: PlatformContent = { platform, format: 'feed', media: [] };
+  const { caption: ownCaption, ...overrides } = payload.platforms?.[OVERRIDE_KEYS[platform]] ?? {};
+  // The platform's own caption replaces the post's, for this platform only.
+  const caption = typeof ownCaption === 'string' ? ownCaption : payload.caption;
 
   if (payload.poll) {
     if (POLL_PLATFORMS.has(platform)) {
       content.poll = { ...payload.poll };
-    } else if (payload.caption === undefined) {
+    } else if (caption === undefined) {
       return {
         action: 'skip',
         reason: `${platform} does not support polls and the post has no caption to send instead.`,
@@ -50,7 +53,7 @@ export function planDelivery(
       notes.push(`${platform} does not support polls: the caption was sent without the poll.`);
     }
   }
-  if (payload.caption !== undefined) content.caption = payload.caption;
+  if (caption !== undefined) content.caption = caption;
   if (payload.postAsStory) {
     if (STORY_PLATFORMS.has(platform)) content.format = 'story';
     else notes.push(`${platform} has no Stories: published as a regular post.`);
@@ -63,8 +66,6 @@ export function planDelivery(
     const type = mediaTypes.get(element.id);
     return type === undefined ? { id: element.id } : { id: element.id, type };
   });
-  const overrideKey = OVERRIDE_KEYS[platform];
-  const overrides = overrideKey ? payload.platforms?.[overrideKey] : undefined;
-  if (overrides && Object.keys(overrides).length > 0) content.overrides = { ...overrides };
+  if (Object.keys(overrides).length > 0) content.overrides = overrides;
   return { action: 'send', content, notes };
 }

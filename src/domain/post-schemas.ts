@@ -44,9 +44,16 @@ export const MediaElement = z
 
 const Location = z.strictObject({ id: text({ max: 255 }), name: text({ max: 255 }) });
 
+/** A platform's own caption: the same rules as `caption`, used on that platform instead of it. */
+const OwnCaption = text({ max: 3000 })
+  .optional()
+  .describe("This platform's own caption, sent instead of caption (1 to 3000 characters)");
+const captionOnly = () => z.strictObject({ caption: OwnCaption }).optional();
+
 export const PlatformOverrides = z.strictObject({
   instagram: z
     .strictObject({
+      caption: OwnCaption,
       collab: text({ max: 255 }).optional(),
       location: Location.optional(),
       trialReel: text({ max: 255 }).optional().describe('MANUAL is a value in use'),
@@ -54,11 +61,16 @@ export const PlatformOverrides = z.strictObject({
     })
     .optional(),
   facebook: z
-    .strictObject({ collab: text({ max: 255 }).optional(), location: Location.optional() })
+    .strictObject({
+      caption: OwnCaption,
+      collab: text({ max: 255 }).optional(),
+      location: Location.optional(),
+    })
     .optional(),
-  tiktok: z.strictObject({ sendToInbox: z.boolean().optional() }).optional(),
+  tiktok: z.strictObject({ caption: OwnCaption, sendToInbox: z.boolean().optional() }).optional(),
   youtube: z
     .strictObject({
+      caption: OwnCaption,
       tags: z.array(text({ max: 500 })).optional(),
       playlists: z
         .array(
@@ -70,6 +82,14 @@ export const PlatformOverrides = z.strictObject({
         .optional(),
     })
     .optional(),
+  threads: captionOnly(),
+  linkedin: captionOnly(),
+  googlebusiness: captionOnly(),
+  pinterest: captionOnly(),
+  x: captionOnly(),
+  mastodon: captionOnly(),
+  bluesky: captionOnly(),
+  telegram: captionOnly(),
 });
 
 export const ScheduledAt = z
