@@ -26,7 +26,8 @@ export interface LocalRuntime extends LocalServiceDeps {
 }
 
 export function openLocalRuntime(
-  config: Pick<Config, 'dataDir' | 'demo'> & Partial<Pick<Config, 'mediaUrlAllow' | 'secretKey' | 'publisher'>>,
+  config: Pick<Config, 'dataDir' | 'demo'> &
+    Partial<Pick<Config, 'mediaUrlAllow' | 'secretKey' | 'publisher'>>,
   options: { clock?: Clock; withDemo?: boolean } = {},
 ): LocalRuntime {
   const clock = options.clock ?? systemClock;

@@ -147,12 +147,25 @@ export const CreatePostRequest = z.strictObject({
 export type PostPayload = z.infer<typeof PostPayload>;
 export type CreatePostRequest = z.infer<typeof CreatePostRequest>;
 
-/** `id` is null only for a dry run; `duplicate` marks an answer that returns an earlier post. */
+/** What will happen to the post on one channel, told before publishing (domain/preflight.ts). */
+export const PreflightWarning = z.object({
+  channelId: z.number().int(),
+  channelName: z.string(),
+  outcome: z.enum(['fail', 'skip', 'change']),
+  message: z.string(),
+});
+export type PreflightWarning = z.infer<typeof PreflightWarning>;
+
+/**
+ * `id` is null only for a dry run; `duplicate` marks an answer that returns an earlier post; `warnings`
+ * (only when there is one) says, per channel, what will fail, be skipped or be changed.
+ */
 export const CreatedPost = z.object({
   id: z.number().int().nullable(),
   message: z.string(),
   duplicate: z.boolean().optional(),
   dryRun: z.boolean().optional(),
+  warnings: z.array(PreflightWarning).optional(),
 });
 export type CreatedPost = z.infer<typeof CreatedPost>;
 
@@ -214,6 +227,10 @@ export const Post = z.object({
   createdAt: Timestamp,
   updatedAt: Timestamp,
   publishedAt: Timestamp.nullable(),
+  warnings: z
+    .array(PreflightWarning)
+    .optional()
+    .describe('After a change (update_post), per channel: what will fail, be skipped or be changed'),
 });
 
 export const DeletedPost = z.object({

@@ -2,7 +2,7 @@
  * The short text of a post in tool results: its status, its time in the brand's timezone and in UTC,
  * what it says, and how each channel's delivery went once there are deliveries.
  */
-import type { Post } from '../domain/post-schemas.js';
+import type { Post, PreflightWarning } from '../domain/post-schemas.js';
 import { describeLocalTime } from '../domain/time.js';
 
 /** "Saturday, November 21, 2026 at 09:00 EST (America/New_York), 2026-11-21T14:00:00.000000Z UTC" */
@@ -64,4 +64,15 @@ export function postSummary(post: Post): string {
     }
   }
   return lines.join('\n');
+}
+
+/** The warnings as lines that lead a tool's result text. */
+export function warningLines(warnings: readonly PreflightWarning[] | undefined): string[] {
+  if (!warnings || warnings.length === 0) return [];
+  const label = { fail: 'WILL FAIL', skip: 'SKIPPED', change: 'CHANGED' } as const;
+  return [
+    `Before publishing, per channel (${warnings.length}):`,
+    ...warnings.map((w) => `- ${w.channelName}: ${label[w.outcome]}: ${w.message}`),
+    '',
+  ];
 }

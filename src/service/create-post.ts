@@ -18,6 +18,7 @@ import {
 } from './post-checks.js';
 import type { PostContext } from './post-context.js';
 import { describeOutcome, describePost } from './post-messages.js';
+import { preflightPost } from './preflight.js';
 import { startPublishing } from './publishing.js';
 
 /** How long the same post created again counts as a duplicate. */
@@ -53,10 +54,13 @@ export function createPost(context: PostContext, request: unknown): CreatedPost 
   const hash = contentHash(collection.id, payload);
   const target = { brand, collection, payload, nowMs, scheduledAtMs: checked.scheduledAtMs };
 
+  const warnings = preflightPost(store, collection, payload, context.defaultConnector ?? 'sandbox');
+  const withWarnings = (result: CreatedPost): CreatedPost =>
+    warnings.length > 0 && !result.duplicate ? { ...result, warnings } : result;
   if (dryRun) {
     // Answer what the real call would: a duplicate is reported as one, a reused key as its 422.
     const earlier = findEarlier(store, brand.id, idempotencyKey, hash, nowMs);
-    if (!earlier) return dryRunResult(store, target);
+    if (!earlier) return withWarnings(dryRunResult(store, target));
     const duplicate = duplicateResult(earlier, brand, idempotencyKey !== undefined);
     return { ...duplicate, dryRun: true, message: `Dry run, nothing stored: ${duplicate.message}` };
   }
@@ -80,7 +84,7 @@ export function createPost(context: PostContext, request: unknown): CreatedPost 
     return { id, message: describeOutcome({ ...target, id, dueAtMs: timing.dueAtMs }) };
   });
   if (payload.publishMode !== 'DRAFT' && !created.duplicate) context.onPlanChanged?.();
-  return created;
+  return withWarnings(created);
 }
 
 interface Target {

@@ -129,6 +129,7 @@ export class LocalPublishingService implements PublishingService {
       clock: this.deps.clock,
       user: this.user,
       onPlanChanged: this.deps.onPlanChanged,
+      defaultConnector: this.deps.defaultConnector ?? 'sandbox',
     };
   }
 

@@ -7,4 +7,6 @@ export interface PostContext {
   user: UserRecord;
   /** Told when a post is planned or starts publishing: the scheduler re-plans its sleep at once. */
   onPlanChanged?: (() => void) | undefined;
+  /** Who publishes to channels without a connection of their own (`sandbox` or `webhook`). */
+  defaultConnector?: string;
 }

@@ -3,6 +3,7 @@
  * now or deleted only while it is a draft, queued or scheduled; once publishing has started it belongs
  * to its deliveries.
  */
+
 import { NotFoundError, ValidationError } from '../domain/errors.js';
 import {
   type DeletedPost,
@@ -27,6 +28,7 @@ import {
 import type { PostContext } from './post-context.js';
 import { describePost } from './post-messages.js';
 import { presentPost } from './post-resource.js';
+import { preflightPost } from './preflight.js';
 import { startPublishing } from './publishing.js';
 import type { Page } from './publishing-service.js';
 
@@ -160,7 +162,11 @@ export function updatePost(context: PostContext, request: unknown): Post {
     return store.posts.find(brand.id, post.id)!;
   });
   if (updated.status !== 'draft') context.onPlanChanged?.();
-  return present(context, brand, updated);
+  const presented = present(context, brand, updated);
+  const warnings = collection
+    ? preflightPost(store, collection, payload, context.defaultConnector ?? 'sandbox')
+    : [];
+  return warnings.length > 0 ? { ...presented, warnings } : presented;
 }
 
 export function deletePost(context: PostContext, request: unknown): DeletedPost {

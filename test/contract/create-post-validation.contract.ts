@@ -258,7 +258,7 @@ export function createPostValidationContract(ctx: ContractContext): void {
     it.each([
       [{ foo: 1 }, 'foo', 'The foo field is not allowed.'],
       [{ scheduleAt: '2026-11-24 09:00:00' }, 'scheduleAt', 'The schedule at field is not allowed.'],
-      [{ platforms: { linkedin: {} } }, 'platforms.linkedin', 'The platforms.linkedin field is not allowed.'],
+      [{ platforms: { myspace: {} } }, 'platforms.myspace', 'The platforms.myspace field is not allowed.'],
       [{ poll: { ...VALID_POLL, foo: 1 } }, 'poll.foo', 'The poll.foo field is not allowed.'],
       [
         { platforms: { youtube: { tags: ['a'], playlist: [] } } },

@@ -158,7 +158,7 @@ describe('the built program over stdio', () => {
       },
     ]);
     expect(out.lines[0]?.id).toBe(1);
-    expect((byId(out.lines, 2)[0]!.result as { tools: unknown[] }).tools.length).toBe(12);
+    expect((byId(out.lines, 2)[0]!.result as { tools: unknown[] }).tools.length).toBe(13);
     expect(byId(out.lines, 3)).toEqual([{ jsonrpc: '2.0', id: 3, result: {} }]);
     expect(out.lines.length).toBe(4);
   });

@@ -1,5 +1,6 @@
 import { CreatedPost, CreatePostRequest } from '../../domain/post-schemas.js';
 import { describeNewPost, requireConfirmation } from '../confirm.js';
+import { warningLines } from '../post-summary.js';
 import { defineTool } from '../tool.js';
 
 export const createPost = defineTool({
@@ -29,6 +30,9 @@ export const createPost = defineTool({
       });
     }
     const created = await service.createPost(args);
-    return { body: { status: 'success', data: created }, summary: created.message };
+    return {
+      body: { status: 'success', data: created },
+      summary: [...warningLines(created.warnings), created.message].join('\n'),
+    };
   },
 });

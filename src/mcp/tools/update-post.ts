@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { EDITABLE_STATUSES, Post, UpdatePostRequest } from '../../domain/post-schemas.js';
 import { describeStoredPost, requireConfirmation } from '../confirm.js';
-import { describePostState, postSummary } from '../post-summary.js';
+import { describePostState, postSummary, warningLines } from '../post-summary.js';
 import { defineTool } from '../tool.js';
 
 const KEPT = new Set(['brandId', 'postId', 'publishMode']);
@@ -58,6 +58,9 @@ export const updatePost = defineTool({
       });
     }
     const post = await service.updatePost(args);
-    return { body: { status: 'success', data: post }, summary: postSummary(post) };
+    return {
+      body: { status: 'success', data: post },
+      summary: [...warningLines(post.warnings), postSummary(post)].join('\n'),
+    };
   },
 });

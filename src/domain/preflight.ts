@@ -1,0 +1,157 @@
+/**
+ * Pre-flight: what will happen to a post on each channel of its collection, told before anything is
+ * published. The platform rules (platform-rules.ts) decide what each channel receives; the channel's
+ * capabilities (its connection's, or its platform's documented limits) decide whether the platform will
+ * take it. Each warning says what to change, and for text, how to change it for one platform only
+ * (`platforms.<key>.caption`).
+ */
+import type { Capabilities } from './capabilities.js';
+import { OVERRIDE_KEYS, type PlatformContent, TITLE_PLATFORMS } from './delivery.js';
+import { type DeliveryChannel, planDelivery } from './platform-rules.js';
+import type { PostPayload } from './post-schemas.js';
+
+/**
+ * `fail`: the delivery will fail (on a channel without a connection of its own: the platform would
+ * refuse it); `skip`: nothing goes to the channel; `change`: it goes, altered.
+ */
+export interface PreflightWarning {
+  channelId: number;
+  channelName: string;
+  outcome: 'fail' | 'skip' | 'change';
+  message: string;
+}
+
+export interface PreflightChannel extends DeliveryChannel {
+  id: number;
+  /** Who publishes to it: a connector of its own (`mastodon`…) or the default (`sandbox`, `webhook`). */
+  connector: string;
+  capabilities: Capabilities;
+}
+
+/** What is known of a media element of the post: its type and size, for uploaded media. */
+export type MediaFacts = ReadonlyMap<string, { type: string; size: number }>;
+
+export function preflightChannel(
+  payload: PostPayload,
+  channel: PreflightChannel,
+  media: MediaFacts,
+): PreflightWarning[] {
+  const warn = (outcome: PreflightWarning['outcome'], message: string): PreflightWarning => ({
+    channelId: channel.id,
+    channelName: channel.name,
+    outcome,
+    message,
+  });
+  const types = new Map([...media].map(([id, facts]) => [id, facts.type]));
+  const plan = planDelivery(payload, channel, types);
+  if (plan.action !== 'send') return [warn(plan.action, plan.reason)];
+  const warnings = plan.notes.map((note) => warn('change', note));
+  const { content } = plan;
+  const platform = channel.type;
+  const caps = channel.capabilities;
+  if (payload.title !== undefined && !TITLE_PLATFORMS.has(platform)) {
+    warnings.push(warn('change', `${platform} posts have no title: the title is not sent.`));
+  }
+  if (content.poll && !caps.polls && channel.connector === 'bluesky') {
+    warnings.push(
+      warn('change', 'Bluesky has no polls: the question and the options are added to the text instead.'),
+    );
+  }
+  // A channel without a connection of its own stands in for its platform: what the platform would refuse
+  // is told as such, though the sandbox records it anyway.
+  const standIn = channel.connector === 'sandbox' || channel.connector === 'webhook';
+  const fail = (message: string) =>
+    warnings.push(
+      warn(
+        'fail',
+        standIn
+          ? `${message} (${platform} would refuse it; this channel publishes to the ${channel.connector}, which takes it anyway.)`
+          : message,
+      ),
+    );
+  checkText(content, caps, platform, fail);
+  const count = content.media.length;
+  if (caps.requiresMedia && count === 0) {
+    fail(`${platform} publishes nothing without media: add an image or a video, or leave this channel out.`);
+  }
+  if (count > caps.maxMedia) {
+    fail(`The post has ${count} media; ${platform} takes at most ${caps.maxMedia} in one post.`);
+  }
+  content.media.forEach((element, index) => {
+    const facts = element.id === undefined ? undefined : media.get(element.id);
+    if (!facts) return;
+    if (!caps.mediaTypes.includes(facts.type)) {
+      fail(
+        `${platform} does not take ${facts.type} (media.${index}); it takes ${caps.mediaTypes.join(', ')}.`,
+      );
+      return;
+    }
+    const limit = facts.type.startsWith('image/') ? caps.maxImageBytes : caps.maxVideoBytes;
+    if (limit !== undefined && facts.size > limit) {
+      fail(
+        `media.${index} is ${megabytes(facts.size)}; ${platform} takes ${facts.type.startsWith('image/') ? 'images' : 'videos'} up to ${megabytes(limit)}.`,
+      );
+    }
+  });
+  if (content.poll && caps.polls) {
+    if (count > 0 && !caps.pollWithMedia) {
+      fail(`${platform} cannot carry a poll and media in one post: remove the media or the poll.`);
+    }
+    const { options } = content.poll;
+    if (caps.maxPollOptions !== undefined && options.length > caps.maxPollOptions) {
+      fail(`The poll has ${options.length} options; ${platform} takes at most ${caps.maxPollOptions}.`);
+    }
+    const longest = caps.maxPollOptionLength;
+    const tooLong = options.findIndex((option) => longest !== undefined && [...option].length > longest);
+    if (tooLong >= 0) {
+      fail(`Poll option ${tooLong + 1} is longer than the ${longest} characters ${platform} takes.`);
+    }
+  }
+  return warnings;
+}
+
+/**
+ * The text a platform receives is the caption with the link on its own line when the caption does not
+ * already hold it; a platform that counts links as a fixed length (Mastodon, X) counts each so.
+ */
+function checkText(
+  content: PlatformContent,
+  caps: Capabilities,
+  platform: string,
+  fail: (message: string) => void,
+): void {
+  let text = content.caption ?? '';
+  if (content.link && !text.includes(content.link)) text = text ? `${text}\n\n${content.link}` : content.link;
+  if (text === '') return;
+  const limit =
+    content.media.length > 0 && caps.captionLimit !== undefined ? caps.captionLimit : caps.textLimit;
+  const length = textLength(text, caps);
+  if (length <= limit) return;
+  const unit = caps.textUnit === 'graphemes' ? 'characters (as people see them)' : 'characters';
+  const withMedia = limit === caps.captionLimit ? ' with media' : '';
+  fail(
+    `The text is ${length} ${unit}${content.link ? ', the link included' : ''}; ${platform} takes at most ${limit}${withMedia}. Shorten the caption, or give ${platform} its own with platforms.${OVERRIDE_KEYS[content.platform]}.caption.`,
+  );
+}
+
+const URL_PATTERN = /https?:\/\/[^\s]+/g;
+
+export function textLength(text: string, caps: Pick<Capabilities, 'textUnit' | 'linkLength'>): number {
+  let counted = text;
+  let links = 0;
+  if (caps.linkLength !== undefined) {
+    counted = text.replace(URL_PATTERN, () => {
+      links++;
+      return '';
+    });
+  }
+  const base =
+    caps.textUnit === 'graphemes'
+      ? [...new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(counted)].length
+      : [...counted].length;
+  return base + links * (caps.linkLength ?? 0);
+}
+
+function megabytes(bytes: number): string {
+  return bytes >= 1_000_000 ? `${(bytes / 1_048_576).toFixed(1)} MB` : `${bytes} bytes`;
+}
