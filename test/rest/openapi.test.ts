@@ -19,6 +19,7 @@ const OPERATIONS: Array<[string, string]> = [
   ['get', '/me'],
   ['get', '/brands'],
   ['get', '/brands/{brandId}/channels'],
+  ['get', '/brands/{brandId}/channels/{channelId}'],
   ['get', '/brands/{brandId}/collections'],
   ['post', '/brands/{brandId}/media'],
   ['post', '/brands/{brandId}/collections/{collectionId}/posts'],
