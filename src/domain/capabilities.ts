@@ -63,6 +63,7 @@ export const PLATFORM_CAPABILITIES: Readonly<Record<ChannelType, Capabilities>> 
   },
   Mastodon: {
     ...base(500, 4, [...IMAGES, ...VIDEOS]),
+    textUnit: 'graphemes',
     linkLength: 23,
     maxImageBytes: 16 * MB,
     maxVideoBytes: 99 * MB,

@@ -152,6 +152,7 @@ export function textLength(text: string, caps: Pick<Capabilities, 'textUnit' | '
   return base + links * (caps.linkLength ?? 0);
 }
 
+/** Whole mebibytes as "16 MB" (what the platforms' documents say), anything else exactly. */
 function megabytes(bytes: number): string {
-  return bytes >= 1_000_000 ? `${(bytes / 1_048_576).toFixed(1)} MB` : `${bytes} bytes`;
+  return bytes % 1_048_576 === 0 ? `${bytes / 1_048_576} MB` : `${bytes.toLocaleString('en-US')} bytes`;
 }
