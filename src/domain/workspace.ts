@@ -2,9 +2,27 @@
 import { z } from 'zod';
 import type { FieldErrors } from './errors.js';
 import { QUEUE_TIME_PATTERN } from './queue.js';
-import { CHANNEL_STATUSES, CHANNEL_TYPES, Timezone, text } from './schemas.js';
+import { CHANNEL_STATUSES, CHANNEL_TYPES, httpUrl, Timezone, text } from './schemas.js';
 
 const QueueTime = z.string().regex(QUEUE_TIME_PATTERN).describe('Local time HH:MM, 24-hour');
+
+/**
+ * A channel connected to an account whose secret the server reads from an environment variable (a
+ * container's secret, say): the file holds the variable's name, never the secret. Not checked against
+ * the platform at import (no network); a missing variable fails the channel's deliveries with a reason.
+ */
+const Connection = z.strictObject({
+  connector: z.enum(['mastodon', 'bluesky', 'telegram']),
+  /** Mastodon `@name@instance`, Bluesky handle, Telegram `@channel` or chat id. */
+  account: text({ max: 255 }),
+  /** The platform's id of the account (Telegram: the chat id); default: `account`. */
+  accountId: text({ max: 255 }).optional(),
+  /** Mastodon instance, Bluesky PDS, or Telegram Bot API root. */
+  instance: httpUrl(1000),
+  secretEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'),
+});
+
+const CONNECTOR_TYPES = { mastodon: 'Mastodon', bluesky: 'Bluesky', telegram: 'Telegram' } as const;
 
 export const WorkspaceFile = z.strictObject({
   brands: z
@@ -20,6 +38,7 @@ export const WorkspaceFile = z.strictObject({
               name: text({ max: 255 }),
               type: z.enum(CHANNEL_TYPES),
               status: z.enum(CHANNEL_STATUSES).optional(),
+              connection: Connection.optional(),
             }),
           )
           .optional(),
@@ -88,6 +107,15 @@ export function checkWorkspaceReferences(
         `The brands.${b}.channels.${index}.name field has a duplicate value.`,
       );
     }
+    channels.forEach((channel, c) => {
+      const connector = channel.connection?.connector;
+      if (connector && CONNECTOR_TYPES[connector] !== channel.type) {
+        add(
+          `brands.${b}.channels.${c}.connection.connector`,
+          `The brands.${b}.channels.${c}.connection.connector ${connector} connects ${CONNECTOR_TYPES[connector]} channels, not ${channel.type}.`,
+        );
+      }
+    });
     const collections = brand.collections ?? [];
     for (const index of duplicates(collections.map((c) => c.title))) {
       add(

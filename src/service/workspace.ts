@@ -2,6 +2,7 @@
  * Workspace import (idempotent upsert by natural keys, in one transaction) and the demo workspace
  * that an empty store gets.
  */
+import { PLATFORM_CAPABILITIES } from '../domain/capabilities.js';
 import { ValidationError } from '../domain/errors.js';
 import { DEFAULT_QUEUE_TIMES, normalizeQueueTimes } from '../domain/queue.js';
 import { CHANNEL_TYPES, type ChannelType } from '../domain/schemas.js';
@@ -51,14 +52,31 @@ export function importWorkspace(store: Store, clock: Clock, workspace: Workspace
       );
       const channelIds = new Map<string, number>();
       for (const channel of brand.channels ?? []) {
-        channelIds.set(
-          channel.name,
-          store.upsertChannel(
-            brandId,
-            { name: channel.name, type: channel.type, status: channel.status ?? 'ACTIVE' },
-            nowMs,
-          ),
+        const channelId = store.upsertChannel(
+          brandId,
+          { name: channel.name, type: channel.type, status: channel.status ?? 'ACTIVE' },
+          nowMs,
         );
+        channelIds.set(channel.name, channelId);
+        const { connection } = channel;
+        if (connection) {
+          const accountId = connection.accountId ?? connection.account;
+          store.connections.save(
+            channelId,
+            {
+              kind: connection.connector,
+              account: connection.account,
+              accountId,
+              endpoint: connection.instance.replace(/\/+$/, ''),
+              profileUrl: null,
+              settings: connection.connector === 'telegram' ? { chatId: accountId } : {},
+              capabilities: PLATFORM_CAPABILITIES[channel.type],
+              sealedSecret: null,
+              secretEnv: connection.secretEnv,
+            },
+            nowMs,
+          );
+        }
       }
       const collections = (brand.collections ?? []).map((collection) => ({
         title: collection.title,
