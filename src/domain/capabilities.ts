@@ -71,7 +71,7 @@ export const PLATFORM_CAPABILITIES: Readonly<Record<ChannelType, Capabilities>> 
   },
   // Bluesky has no polls: its connector sends the question and options as text; the sandbox and the
   // webhook receive the poll itself, as the interface's list of poll platforms has it.
-  Bluesky: { ...base(300, 4, IMAGES), textUnit: 'graphemes', maxImageBytes: 1_000_000, ...polls(4, 30) },
+  Bluesky: { ...base(300, 4, IMAGES), textUnit: 'graphemes', maxImageBytes: 2_000_000, ...polls(4, 30) },
   Telegram: {
     ...base(4_096, 10, [...IMAGES, ...VIDEOS, 'application/pdf']),
     captionLimit: 1_024,

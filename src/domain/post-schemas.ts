@@ -196,11 +196,16 @@ export const Delivery = z.object({
   notes: z.array(z.string()),
   content: z.record(z.string(), z.unknown()).nullable(),
   externalId: z.string().nullable().describe("The platform's id of the published post"),
-  url: z.string().nullable().describe('The public address of the published post, to open or share'),
+  // Optional: a server of an earlier version does not send them.
+  url: z
+    .string()
+    .nullable()
+    .optional()
+    .describe('The public address of the published post, to open or share'),
   attempts: z.number().int(),
-  retryAt: Timestamp.nullable().describe(
-    'A delivery waiting after a rate limit or a fault is sent again then',
-  ),
+  retryAt: Timestamp.nullable()
+    .optional()
+    .describe('A delivery waiting after a rate limit or a fault is sent again then'),
   sentAt: Timestamp.nullable(),
   comment: z.object({
     status: z.enum(COMMENT_STATUSES),

@@ -33,8 +33,15 @@ export interface BlueskySecret {
   session?: StoredSession;
 }
 
-/** The channel must be connected again: the app password refused, the secret unreadable. */
-export class NeedsReconnect extends Error {}
+/** The channel must be connected again (the app password refused, the account inactive); `advice` says how. */
+export class NeedsReconnect extends Error {
+  constructor(
+    message: string,
+    readonly advice?: string,
+  ) {
+    super(message);
+  }
+}
 
 /** The JSON secret; a secret that is not JSON (from an environment variable) is the app password. */
 export function readSecret(secret: string): BlueskySecret {
@@ -50,7 +57,7 @@ export function readSecret(secret: string): BlueskySecret {
   } catch {
     // Unreadable: said below.
   }
-  throw new NeedsReconnect('The stored Bluesky secret is unreadable');
+  throw new NeedsReconnect('The stored Bluesky secret is unreadable', APP_PASSWORD_ADVICE);
 }
 
 /** A fetch that sends our user-agent and gives up at the deadline, reading the answer included. */
@@ -132,6 +139,27 @@ export class BlueskySession {
     return request(agent);
   }
 
+  /**
+   * Throws NeedsReconnect when the PDS says the account is not active (deactivated, taken down): asked
+   * when a read fails, since a PDS answers reads of an inactive account as if its repository were gone.
+   * When the question itself fails, the read's own failure is the one to report: this returns.
+   */
+  async assertActive(): Promise<void> {
+    let answer: { handle: string; active?: boolean; status?: string };
+    try {
+      answer = (await this.call((agent) => agent.com.atproto.server.getSession())).data;
+    } catch (error) {
+      if (error instanceof NeedsReconnect) throw error;
+      return;
+    }
+    if (answer.active === false) {
+      throw new NeedsReconnect(
+        `Bluesky says ${answer.handle} is ${answer.status ?? 'not active'}`,
+        'reactivate it on Bluesky',
+      );
+    }
+  }
+
   /** Stores the session when it changed (refreshed, or made anew); a failure to store is only logged. */
   async store(): Promise<void> {
     const session = this.agent ? (await this.agent.catch(() => undefined))?.session : undefined;
@@ -162,33 +190,56 @@ export class BlueskySession {
     return hideSecrets(text, [appPassword]);
   }
 
-  /** Refreshes the session, or makes a new one with the app password when the refresh is refused. */
+  /**
+   * Refreshes the session, or makes a new one with the app password when the refresh is refused. A new
+   * session says whether the account is active: one deactivated or taken down cannot publish.
+   */
   private renew(agent: AtpAgent): Promise<void> {
     this.renewing ??= (async () => {
-      if (agent.session) {
-        try {
-          await agent.sessionManager.refreshSession();
-          return;
-        } catch (error) {
-          if (!sessionRejected(error)) throw error;
-        }
-      }
-      const { appPassword } = readSecret(this.connection.secret);
-      try {
-        // By DID: a handle can change, the DID cannot.
-        await agent.login({ identifier: this.connection.accountId, password: appPassword });
-      } catch (error) {
-        if (isXrpcFailure(error) && (error.status === 401 || ACCOUNT_ERRORS.has(error.error ?? ''))) {
-          const said = this.hide(error.message);
-          throw new NeedsReconnect(
-            `Bluesky refused the app password of ${this.connection.account} (${said})`,
-          );
-        }
-        throw error;
+      if (!(await this.refresh(agent))) await this.login(agent);
+      const session = agent.session;
+      if (session?.active === false) {
+        throw new NeedsReconnect(
+          `Bluesky says ${session.handle} is ${session.status ?? 'not active'}`,
+          'reactivate it on Bluesky',
+        );
       }
     })().finally(() => {
       this.renewing = undefined;
     });
     return this.renewing;
+  }
+
+  /** False when there is no session to refresh, or the PDS refused to refresh it. */
+  private async refresh(agent: AtpAgent): Promise<boolean> {
+    if (!agent.session) return false;
+    try {
+      await agent.sessionManager.refreshSession();
+      return true;
+    } catch (error) {
+      if (sessionRejected(error)) return false;
+      throw error;
+    }
+  }
+
+  private async login(agent: AtpAgent): Promise<void> {
+    const { appPassword } = readSecret(this.connection.secret);
+    try {
+      // By DID: a handle can change, the DID cannot.
+      await agent.login({ identifier: this.connection.accountId, password: appPassword });
+    } catch (error) {
+      if (!isXrpcFailure(error)) throw error;
+      const said = this.hide(error.message);
+      if (ACCOUNT_ERRORS.has(error.error ?? '')) {
+        throw new NeedsReconnect(`Bluesky refused ${this.connection.account} (${said})`);
+      }
+      if (error.status === 401) {
+        throw new NeedsReconnect(
+          `Bluesky refused the app password of ${this.connection.account} (${said}); it may have been revoked`,
+          APP_PASSWORD_ADVICE,
+        );
+      }
+      throw error;
+    }
   }
 }

@@ -85,12 +85,12 @@ describe('preflightChannel', () => {
 
   it('fails media a platform requires, refuses, cannot hold so many of, or takes smaller', () => {
     const media = new Map([
-      ['big', { type: 'image/png', size: 2_000_000 }],
+      ['big', { type: 'image/png', size: 3_000_000 }],
       ['pdf', { type: 'application/pdf', size: 1000 }],
     ]);
     const bluesky = channel('Bluesky', { connector: 'bluesky' });
     expect(preflightChannel(post({ caption: 'a', media: [{ id: 'big' }] }), bluesky, media)[0]?.message).toBe(
-      'media.0 is 2,000,000 bytes; Bluesky takes images up to 1,000,000 bytes.',
+      'media.0 is 3,000,000 bytes; Bluesky takes images up to 2,000,000 bytes.',
     );
     expect(preflightChannel(post({ caption: 'a', media: [{ id: 'pdf' }] }), bluesky, media)[0]?.message).toBe(
       'Bluesky does not take application/pdf (media.0); it takes image/png, image/jpeg.',
