@@ -3,9 +3,8 @@
  * both SQLite drivers are; everything that may wait on I/O (media, publishing) is asynchronous. The
  * records they pass are in records.ts (re-exported here).
  */
-import type { DeliveryStatus, PlatformContent } from './domain/delivery.js';
+import type { DeliveryStatus } from './domain/delivery.js';
 import type { PostStatus } from './domain/post-schemas.js';
-import type { ChannelType } from './domain/schemas.js';
 import type {
   BrandRecord,
   BrandUpsert,

@@ -13,7 +13,7 @@ import type {
   Store,
 } from '../ports.js';
 import type { ClaimLease } from './claim-lease.js';
-import { channelNeedsReconnect, commentFailed, commentPosted, sendRetrying } from './publishing-events.js';
+import { commentFailed, commentPosted, sendRetrying } from './publishing-events.js';
 import type { ConnectorRouter } from './publishing-pass.js';
 import { decideAfterFailure } from './retry-policy.js';
 

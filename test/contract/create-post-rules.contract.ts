@@ -39,7 +39,11 @@ export function createPostRulesContract(ctx: ContractContext): void {
     ])('%s creates a post with an integer id and a message', async (publishMode, extra) => {
       const created = await create({ publishMode, ...extra });
       // The documented members, and the pre-flight warnings that may be added to them.
-      expect(Object.keys(created).filter((key) => key !== 'warnings').sort()).toEqual(['id', 'message']);
+      expect(
+        Object.keys(created)
+          .filter((key) => key !== 'warnings')
+          .sort(),
+      ).toEqual(['id', 'message']);
       expect(Number.isInteger(created.id)).toBe(true);
       expect(created.id).toBeGreaterThan(0);
       expect(typeof created.message).toBe('string');

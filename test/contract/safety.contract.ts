@@ -16,7 +16,11 @@ export function safetyContract(ctx: ContractContext): void {
     it('returns the first post for the same key, says it is a duplicate and stores one post', async () => {
       const first = await create({ idempotencyKey: 'launch-1', publishMode: 'QUEUE' });
       // The documented members, and the pre-flight warnings that may be added to them.
-      expect(Object.keys(first).filter((key) => key !== 'warnings').sort()).toEqual(['id', 'message']);
+      expect(
+        Object.keys(first)
+          .filter((key) => key !== 'warnings')
+          .sort(),
+      ).toEqual(['id', 'message']);
       const again = await create({ idempotencyKey: 'launch-1', publishMode: 'QUEUE' });
       expect(again).toMatchObject({ id: first.id, duplicate: true });
       expect(again.message).toMatch(/duplicate/i);

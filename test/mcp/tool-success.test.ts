@@ -113,7 +113,11 @@ describe('create_post', () => {
     const body = expectSuccess(result, false);
     const data = body.data as { id: number; message: string };
     // The documented members, and the pre-flight warnings that may be added to them.
-      expect(Object.keys(data).filter((key) => key !== 'warnings').sort()).toEqual(['id', 'message']);
+    expect(
+      Object.keys(data)
+        .filter((key) => key !== 'warnings')
+        .sort(),
+    ).toEqual(['id', 'message']);
     expect(Number.isInteger(data.id)).toBe(true);
     const text = textOf(result);
     expect(text).toContain('09:00');
