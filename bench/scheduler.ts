@@ -6,6 +6,8 @@
 import { join } from 'node:path';
 import { formatLocalTime } from '../src/domain/time.js';
 import { DATABASE_FILE, openLocalRuntime } from '../src/local-runtime.js';
+import { ChannelConnectors } from '../src/publish/channel-connectors.js';
+import { mediaLoader } from '../src/publish/media-loader.js';
 import { SandboxPublisher } from '../src/publish/sandbox-publisher.js';
 import { Scheduler } from '../src/publish/scheduler.js';
 import { authenticate } from '../src/service/acting-user.js';
@@ -59,11 +61,22 @@ export async function schedulerThroughput(options: { posts?: number } = {}): Pro
       });
     }
     nowMs = dueAtMs + 1_000;
-    const scheduler = new Scheduler({
+    // Routed per channel as a server does (each delivery looks up its channel's connection).
+    const publisher = new SandboxPublisher(runtime.store.sandbox, clock);
+    const connectors = new ChannelConnectors({
       store: runtime.store,
-      clock,
-      publisher: new SandboxPublisher(runtime.store.sandbox, clock),
+      secrets: runtime.secrets,
+      fallback: publisher,
+      readEnv: () => undefined,
+      context: {
+        loadMedia: mediaLoader(runtime.store, undefined),
+        clock,
+        log: () => undefined,
+        timeoutMs: 30_000,
+        userAgent: 'bench',
+      },
     });
+    const scheduler = new Scheduler({ store: runtime.store, clock, publisher, connectors });
     const started = performance.now();
     summary = await scheduler.runOnce();
     seconds = (performance.now() - started) / 1000;

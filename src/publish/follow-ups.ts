@@ -3,27 +3,19 @@
  * when the poll's period ends on a platform that cannot close it by itself (Telegram). Both are claimed
  * one at a time, like deliveries; a failed comment is retried as the retry policy says.
  */
-import type {
-  Clock,
-  DeliveryRecord,
-  Publisher,
-  PublishingEvent,
-  PublishingEventSink,
-  PublishOutcome,
-  Store,
-} from '../ports.js';
+import type { Clock, DeliveryRecord, Publisher, PublishingEvent, PublishOutcome, Store } from '../ports.js';
 import type { ClaimLease } from './claim-lease.js';
-import { commentFailed, commentPosted, sendRetrying } from './publishing-events.js';
+import { channelNeedsReconnect, commentFailed, commentPosted, sendRetrying } from './publishing-events.js';
 import type { ConnectorRouter } from './publishing-pass.js';
-import { decideAfterFailure } from './retry-policy.js';
+import { decideAfterFailure, recordChannelFailure } from './retry-policy.js';
 
 export interface FollowUpOptions {
   store: Store;
   clock: Clock;
   connectors: ConnectorRouter;
   lease: ClaimLease;
-  log: (message: string) => void;
-  events: PublishingEventSink | undefined;
+  /** Tells the post's brand (the pass's sink, which never throws). */
+  tell: (event: PublishingEvent) => void;
   crashed: (publisher: Publisher | undefined, delivery: DeliveryRecord, error: unknown) => PublishOutcome;
 }
 
@@ -71,20 +63,17 @@ export class FollowUps {
       try {
         mine = store.transaction(() => {
           const { owner } = this.options.lease;
-          if (decision?.action === 'retry') {
-            return store.deliveries.retryComment(delivery.id, owner, decision.reason, decision.atMs);
-          }
-          const done = store.deliveries.markComment(
-            delivery.id,
-            owner,
-            outcome.ok ? 'sent' : 'failed',
-            nowMs,
-            decision?.reason ?? null,
-          );
-          if (done && decision?.reconnect) {
-            store.setChannelStatus(delivery.channelId, 'INACTIVE', decision.reason, nowMs);
-          }
-          if (done && decision) store.connections.recordError(delivery.channelId, decision.reason, nowMs);
+          const done =
+            decision?.action === 'retry'
+              ? store.deliveries.retryComment(delivery.id, owner, decision.reason, decision.atMs)
+              : store.deliveries.markComment(
+                  delivery.id,
+                  owner,
+                  outcome.ok ? 'sent' : 'failed',
+                  nowMs,
+                  decision?.reason ?? null,
+                );
+          if (done && decision) recordChannelFailure(store, delivery.channelId, decision, nowMs);
           return done;
         });
       } finally {
@@ -93,10 +82,14 @@ export class FollowUps {
       if (!mine) continue;
       if (outcome.ok) posted++;
       if (!post) continue;
-      if (outcome.ok) this.tell(commentPosted(post, delivery.channelName));
+      const { tell } = this.options;
+      if (outcome.ok) tell(commentPosted(post, delivery.channelName));
       else if (decision?.action === 'retry') {
-        this.tell(sendRetrying(post, `auto-comment on ${delivery.channelName}`, decision.reason));
-      } else this.tell(commentFailed(post, delivery.channelName, decision!.reason));
+        tell(sendRetrying(post, `auto-comment on ${delivery.channelName}`, decision.reason));
+      } else {
+        tell(commentFailed(post, delivery.channelName, decision!.reason));
+        if (decision?.reconnect) tell(channelNeedsReconnect(post, delivery.channelName, decision.reason));
+      }
     }
     return posted;
   }
@@ -135,16 +128,6 @@ export class FollowUps {
         outcome.ok ? 'closed' : 'failed',
         outcome.ok ? null : `The poll could not be closed when its period ended: ${outcome.reason}`,
       );
-    }
-  }
-
-  /** Tells the post's brand; the engine goes on whatever the sink does. */
-  private tell(event: PublishingEvent): void {
-    if (!this.options.events) return;
-    try {
-      this.options.events(event);
-    } catch (error) {
-      this.options.log(`publishing event not delivered: ${(error as Error).stack ?? String(error)}`);
     }
   }
 }

@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import type { PlatformMedia } from '../domain/delivery.js';
 import type { MediaDownloader, Store } from '../ports.js';
+import { detectType } from '../service/upload-media.js';
 import type { LoadedMedia } from './connector.js';
 
 const MAX_BYTES = 104_857_600;
@@ -35,8 +36,7 @@ export function mediaLoader(store: Store, downloader: MediaDownloader | undefine
       chunks.push(chunk);
     }
     const bytes = Buffer.concat(chunks);
-    const { fileTypeFromBuffer } = await import('file-type');
-    const type = (await fileTypeFromBuffer(bytes))?.mime ?? 'application/octet-stream';
+    const type = (await detectType(bytes)) ?? 'application/octet-stream';
     const last = new URL(media.url).pathname.split('/').pop() || 'media';
     return { bytes, type, name: last.includes('.') ? last : `${last}.${EXTENSIONS[type] ?? 'bin'}` };
   };

@@ -31,7 +31,7 @@ import {
   postStarted,
   sendRetrying,
 } from './publishing-events.js';
-import { decideAfterFailure, type FailureDecision } from './retry-policy.js';
+import { decideAfterFailure, type FailureDecision, recordChannelFailure } from './retry-policy.js';
 
 export interface TickSummary {
   started: number;
@@ -85,7 +85,11 @@ export class PublishingPass {
     this.events = options.events;
     this.batchSize = options.batchSize;
     this.concurrency = options.concurrency;
-    this.followUps = new FollowUps({ ...options, crashed: (...args) => this.crashed(...args) });
+    this.followUps = new FollowUps({
+      ...options,
+      crashed: (...args) => this.crashed(...args),
+      tell: (event) => this.tell(event),
+    });
   }
 
   /**
@@ -116,11 +120,10 @@ export class PublishingPass {
   private takeOverExpired(): void {
     const { store } = this;
     const nowMs = this.clock.now();
-    const idempotent = (channelId: number) => this.connectors.idempotent(channelId);
     for (const delivery of store.deliveries.expiredClaims(nowMs, this.batchSize * 5)) {
       // Our own claim, late to be renewed: still ours, being sent right now.
       if (this.lease.holds(delivery.id)) continue;
-      if (idempotent(delivery.channelId)) {
+      if (this.connectors.idempotent(delivery.channelId)) {
         store.deliveries.releaseExpired(delivery.id, nowMs);
         continue;
       }
@@ -137,7 +140,8 @@ export class PublishingPass {
     }
     for (const delivery of store.deliveries.expiredCommentClaims(nowMs, this.batchSize * 5)) {
       if (this.lease.holds(delivery.id)) continue;
-      if (idempotent(delivery.channelId)) store.deliveries.releaseExpiredComment(delivery.id, nowMs);
+      if (this.connectors.idempotent(delivery.channelId))
+        store.deliveries.releaseExpiredComment(delivery.id, nowMs);
       else store.deliveries.failExpiredComment(delivery.id, COMMENT_IN_DOUBT_REASON, nowMs);
     }
   }
@@ -300,14 +304,11 @@ export class PublishingPass {
     nowMs: number,
   ): boolean {
     const { store } = this;
-    store.connections.recordError(delivery.channelId, decision.reason, nowMs);
-    if (decision.action === 'retry') {
-      return store.deliveries.markRetry(delivery.id, owner, decision.reason, decision.atMs);
-    }
-    const mine = store.deliveries.markFailed(delivery.id, owner, decision.reason);
-    if (mine && decision.reconnect) {
-      store.setChannelStatus(delivery.channelId, 'INACTIVE', decision.reason, nowMs);
-    }
+    const mine =
+      decision.action === 'retry'
+        ? store.deliveries.markRetry(delivery.id, owner, decision.reason, decision.atMs)
+        : store.deliveries.markFailed(delivery.id, owner, decision.reason);
+    if (mine) recordChannelFailure(store, delivery.channelId, decision, nowMs);
     return mine;
   }
 

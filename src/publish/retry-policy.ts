@@ -3,7 +3,7 @@
  * by a platform's status code: wait and send again (rate limits, transient faults, an unknown outcome on
  * a platform that deduplicates), or give up with a reason that says what to do.
  */
-import type { FailureKind } from '../ports.js';
+import type { FailureKind, Store } from '../ports.js';
 
 export const RETRY_POLICY = {
   /** Attempts in all for transient faults (and unknown outcomes that may be repeated). */
@@ -59,6 +59,22 @@ export function decideAfterFailure(
       return transient(reason, attempt, nowMs);
     case 'transient':
       return transient(reason, attempt, nowMs);
+  }
+}
+
+/**
+ * What a failure recorded on a delivery or comment does to its channel: its last error is kept, and bad
+ * credentials turn it INACTIVE with the reason. Runs in the transaction that recorded the failure.
+ */
+export function recordChannelFailure(
+  store: Store,
+  channelId: number,
+  decision: FailureDecision,
+  nowMs: number,
+): void {
+  store.connections.recordError(channelId, decision.reason, nowMs);
+  if (decision.action === 'fail' && decision.reconnect) {
+    store.setChannelStatus(channelId, 'INACTIVE', decision.reason, nowMs);
   }
 }
 

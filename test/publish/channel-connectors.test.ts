@@ -51,7 +51,8 @@ afterEach(async () => {
   await mastodon.close();
 });
 
-function scheduler() {
+/** The engine's router over this store: connected channels to their connector, others to the sandbox. */
+function channelConnectors() {
   const { store, secrets } = rt.runtime;
   const fallback = new SandboxPublisher(store.sandbox, rt.clock);
   const connectors = new ChannelConnectors({
@@ -67,7 +68,12 @@ function scheduler() {
       userAgent: 'test',
     },
   });
-  return new Scheduler({ store, clock: rt.clock, publisher: fallback, connectors });
+  return { fallback, connectors };
+}
+
+function scheduler() {
+  const { fallback, connectors } = channelConnectors();
+  return new Scheduler({ store: rt.runtime.store, clock: rt.clock, publisher: fallback, connectors });
 }
 
 const ids = () => {
@@ -142,21 +148,7 @@ it('waits for the time a rate limit names, then sends once', async () => {
 
 it('knows which connectors deduplicate without opening them, as each connector says', async () => {
   env.set('ACME_MASTODON', mastodon.token);
-  const { store, secrets } = rt.runtime;
-  const fallback = new SandboxPublisher(store.sandbox, rt.clock);
-  const connectors = new ChannelConnectors({
-    store,
-    secrets,
-    fallback,
-    readEnv: (name) => env.get(name),
-    context: {
-      loadMedia: mediaLoader(store, undefined),
-      clock: rt.clock,
-      log: () => {},
-      timeoutMs: 1000,
-      userAgent: 't',
-    },
-  });
+  const { connectors } = channelConnectors();
   const opened = await connectors.forChannel(ids().channelId);
   expect(opened.name).toBe('mastodon');
   expect(connectors.idempotent(ids().channelId)).toBe(opened.idempotent);

@@ -10,10 +10,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type CallToolResult, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import Database from 'better-sqlite3';
+import { DATABASE_FILE } from '../../src/local-runtime.js';
 import { CHILD_TIMEOUT_MS, childEnv, type RunResult, runMain, spawnMain } from '../mcp/cli-harness.js';
 import type { MastodonServer } from './mastodon-server.js';
 
-export const DATABASE_FILE = 'social-publisher.sqlite';
 /** The variable `--token-env` names in these tests. */
 export const TOKEN_VAR = 'SPM_TEST_MASTODON_TOKEN';
 export const DEMO_BRAND = 'Northwind Coffee';
