@@ -48,6 +48,7 @@ export const message = {
   captionRequired: 'The caption field is required when poll is not present.',
   scheduledAtRequired: 'The scheduled at field is required when publish mode is SCHEDULE.',
   scheduledAtFuture: 'The scheduled at must be a future date.',
+  scheduledAtRange: 'The scheduled at must be before 10000-01-01 00:00:00 UTC.',
   scheduledAtGap: (timezone: string) => `The scheduled at does not exist in the ${timezone} timezone.`,
   mediaEitherIdOrUrl: (i: number) => `The media.${i} must have either an id or a url, not both.`,
   mediaIdInvalid: (i: number) => `The selected media.${i}.id is invalid.`,

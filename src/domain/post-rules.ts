@@ -47,6 +47,8 @@ export function checkPostRules(input: unknown, context: PostRuleContext): PostRu
         add(errors, 'scheduledAt', message.scheduledAtFuture);
     } else if (resolved.reason === 'gap') {
       add(errors, 'scheduledAt', message.scheduledAtGap(context.timezone));
+    } else if (resolved.reason === 'range') {
+      add(errors, 'scheduledAt', message.scheduledAtRange);
     }
   }
 

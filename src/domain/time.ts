@@ -79,14 +79,20 @@ export function instantsOfWallClock(wall: WallClock, timezone: string): number[]
   return [...instants].sort((a, b) => a - b);
 }
 
-export type ResolvedLocalTime = { ok: true; epochMs: number } | { ok: false; reason: 'format' | 'gap' };
+export type ResolvedLocalTime =
+  | { ok: true; epochMs: number }
+  | { ok: false; reason: 'format' | 'gap' | 'range' };
+
+/** The first instant a four-digit-year timestamp cannot write: 9999-12-31 evening west of UTC reaches it. */
+export const TIMESTAMP_END_MS = Date.UTC(10_000, 0, 1);
 
 /** Reads a `Y-m-d H:i:s` text in `timezone`; an ambiguous local time resolves to the earlier instant. */
 export function resolveLocalTime(text: string, timezone: string): ResolvedLocalTime {
   const wall = parseWallClock(text);
   if (!wall) return { ok: false, reason: 'format' };
   const [earliest] = instantsOfWallClock(wall, timezone);
-  return earliest === undefined ? { ok: false, reason: 'gap' } : { ok: true, epochMs: earliest };
+  if (earliest === undefined) return { ok: false, reason: 'gap' };
+  return earliest < TIMESTAMP_END_MS ? { ok: true, epochMs: earliest } : { ok: false, reason: 'range' };
 }
 
 /** `2026-11-24 09:00:00` in the zone: the `Y-m-d H:i:s` form of an instant. */

@@ -118,6 +118,14 @@ export function createPostRulesContract(ctx: ContractContext): void {
       expect((await schedule('2027-03-14 03:30:00')).message).toContain('2027-03-14T07:30:00.000000Z');
     });
 
+    it('refuses a local time whose instant is past year 9999 in UTC, and takes the last one before it', async () => {
+      // 20:00 on 9999-12-31 in New York is 01:00 on 10000-01-01 UTC: no timestamp can write it.
+      await expectErrors(schedule('9999-12-31 20:00:00'), {
+        scheduledAt: ['The scheduled at must be before 10000-01-01 00:00:00 UTC.'],
+      });
+      expect((await schedule('9999-12-31 18:59:59')).message).toContain('9999-12-31T23:59:59.000000Z');
+    });
+
     it('resolves an ambiguous local time (DST fall-back) to the earlier instant', async () => {
       const created = await schedule('2027-11-07 01:30:00');
       expect(created.message).toContain('2027-11-07T05:30:00.000000Z');

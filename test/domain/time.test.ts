@@ -98,6 +98,7 @@ describe('resolveLocalTime', () => {
   it('tells a gap from a bad format', () => {
     expect(resolveLocalTime('2027-03-14 02:30:00', 'America/New_York')).toEqual({ ok: false, reason: 'gap' });
     expect(resolveLocalTime('2027-03-14', 'America/New_York')).toEqual({ ok: false, reason: 'format' });
+    expect(resolveLocalTime('9999-12-31 19:00:00', 'America/New_York')).toEqual({ ok: false, reason: 'range' });
   });
 
   it('round-trips through formatLocalTime', () => {
