@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TOOLS } from '../src/mcp/registry.js';
-import { toJsonSchema } from '../src/mcp/results.js';
+import { inputSchemaOf } from '../src/mcp/tool-list.js';
 
 type Schema = {
   type?: string | string[];
@@ -63,7 +63,7 @@ export function toolsReference(): string {
     '',
   ];
   for (const tool of TOOLS) {
-    const schema = toJsonSchema(tool.input, 'input') as Schema;
+    const schema = inputSchemaOf(tool) as Schema;
     const hints = Object.entries(tool.annotations)
       .map(([hint, value]) => `${hint.replace(/Hint$/, '')}: ${value ? 'yes' : 'no'}`)
       .join(' · ');

@@ -5,7 +5,6 @@
  * Domain errors never become JSON-RPC errors.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
 import {
   isServiceError,
   isStorageFault,
@@ -16,37 +15,10 @@ import {
   toErrorBody,
   ValidationError,
 } from '../domain/errors.js';
-import { Pagination } from '../domain/schemas.js';
 import { listBody as pageBody } from '../service/pagination.js';
 import type { Page } from '../service/publishing-service.js';
 import { ConfirmationDeclinedError } from './confirm.js';
-import type { ToolDefinition, ToolSuccess } from './tool.js';
-
-const ErrorBodySchema = z.object({
-  status: z.literal('error'),
-  message: z.string(),
-  errors: z.record(z.string(), z.union([z.string(), z.array(z.string())])),
-});
-
-/** JSON Schema for clients: draft-07 (what the SDK's validator speaks), no `$schema`. */
-export function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
-  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, {
-    target: 'draft-7',
-    io,
-    unrepresentable: 'any',
-  });
-  return json;
-}
-
-/** The declared output schema accepts the success body and the error body alike. */
-export function outputSchemaOf(tool: ToolDefinition): Record<string, unknown> {
-  const success = z.object({
-    status: z.literal('success'),
-    data: tool.output,
-    ...(tool.paginated ? { pagination: Pagination } : {}),
-  });
-  return { type: 'object', anyOf: [toJsonSchema(success, 'input'), toJsonSchema(ErrorBodySchema, 'input')] };
-}
+import type { ToolSuccess } from './tool.js';
 
 export function successResult(success: ToolSuccess): CallToolResult {
   return { content: [{ type: 'text', text: success.summary }], structuredContent: success.body };

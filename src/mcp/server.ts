@@ -22,8 +22,9 @@ import { forwardPublishingEvents, type PublishingLog } from './logging.js';
 import { registerPrompts } from './prompts.js';
 import { TOOLS } from './registry.js';
 import { registerResources } from './resources.js';
-import { errorResult, outputSchemaOf, successResult, toJsonSchema } from './results.js';
+import { errorResult, successResult } from './results.js';
 import type { ToolContext } from './tool.js';
+import { listedTools } from './tool-list.js';
 
 export interface McpServerOptions {
   name: string;
@@ -43,14 +44,7 @@ export interface McpServerOptions {
 let toolList: Tool[] | undefined;
 
 function listTools(): Tool[] {
-  toolList ??= TOOLS.map((tool) => ({
-    name: tool.name,
-    title: tool.title,
-    description: tool.description,
-    inputSchema: toJsonSchema(tool.input, 'input') as Tool['inputSchema'],
-    outputSchema: outputSchemaOf(tool) as Tool['outputSchema'],
-    annotations: { title: tool.title, ...tool.annotations },
-  }));
+  toolList ??= listedTools(TOOLS);
   return toolList;
 }
 
