@@ -7,6 +7,7 @@ import { isIP } from 'node:net';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { parseReadOnly, parseToolsets, type ToolSelection } from './mcp/toolsets.js';
 
 export type Command = 'stdio' | 'serve' | 'import' | 'connect' | 'disconnect' | 'help' | 'version';
 
@@ -49,6 +50,8 @@ export interface Config {
   apiUrl?: string;
   /** Create the demo workspace in an empty store. */
   demo: boolean;
+  /** Which MCP tools are offered: read-only mode and toolsets (mcp/toolsets.ts). */
+  tools: ToolSelection;
   publisher: PublisherConfig;
   /** Addresses or CIDR ranges media URLs may point to although private (default: none). */
   mediaUrlAllow: string[];
@@ -86,6 +89,9 @@ Environment:
   SOCIAL_PUBLISHER_API_KEY   stdio: which local user acts (optional with one user); remote mode: the key sent
   SOCIAL_PUBLISHER_API_URL   remote mode: base URL (including /v1) of a server speaking the REST API
   SOCIAL_PUBLISHER_DEMO      0 = do not create the demo workspace in an empty store
+  SOCIAL_PUBLISHER_READ_ONLY 1 = offer only the MCP tools that change nothing (lists, get_post, get_queue)
+  SOCIAL_PUBLISHER_TOOLSETS  comma-separated MCP toolsets to offer: workspace, media, posting, lifecycle
+                             (default: all)
   SOCIAL_PUBLISHER_WEBHOOK_URL, SOCIAL_PUBLISHER_WEBHOOK_SECRET
                              publish by POSTing each delivery, signed, to this URL (default: the sandbox);
                              or put {"webhookUrl": ..., "webhookSecret": ...} in DATA_DIR/publisher.json
@@ -177,6 +183,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
     port,
     dataDir: resolvedDataDir,
     demo: demo !== '0',
+    tools: parseToolSelection(env),
     publisher: loadPublisherConfig(env, resolvedDataDir),
     mediaUrlAllow: parseAllowList(env.SOCIAL_PUBLISHER_MEDIA_URL_ALLOW),
     claimLeaseMs: parseLeaseSeconds(env.SOCIAL_PUBLISHER_CLAIM_LEASE_SECONDS) * 1000,
@@ -273,6 +280,15 @@ function parseConnect(platform: string, values: Values, env: NodeJS.ProcessEnv):
     request.secret = secret;
   }
   return request;
+}
+
+function parseToolSelection(env: NodeJS.ProcessEnv): ToolSelection {
+  try {
+    const toolsets = parseToolsets(env.SOCIAL_PUBLISHER_TOOLSETS);
+    return { readOnly: parseReadOnly(env.SOCIAL_PUBLISHER_READ_ONLY), ...(toolsets ? { toolsets } : {}) };
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
 }
 
 function parseTimeoutSeconds(value: string | undefined): number {

@@ -12,6 +12,7 @@ import type { LocalRuntime } from './local-runtime.js';
 import { logError, logInfo } from './logger.js';
 import { SERVER_NAME, type StdioHandshake, startStdioHandshake } from './mcp/handshake.js';
 import type { PublishingEventFeed, PublishingLog } from './mcp/logging.js';
+import type { ToolSelection } from './mcp/toolsets.js';
 import type { startPublishingEngine } from './publish/engine.js';
 import type { PublishingService } from './service/publishing-service.js';
 
@@ -20,7 +21,7 @@ const VERSION = (
 ).version;
 
 async function runStdio(config: Config): Promise<void> {
-  const handshake = startStdioHandshake({ version: VERSION, logging: !config.apiUrl });
+  const handshake = startStdioHandshake({ version: VERSION, logging: !config.apiUrl, tools: config.tools });
   try {
     await handshake.settled;
     if (config.apiUrl) await runRemoteStdio(config, config.apiUrl, handshake);
@@ -87,7 +88,7 @@ async function runLocalStdio(config: Config, handshake: StdioHandshake): Promise
         `MCP server on stdio, acting as ${user.name}, data in ${config.dataDir}. Waiting for an MCP client (Ctrl-D to quit).`,
       );
     }
-    await serveStdioWith(service, handshake, {
+    await serveStdioWith(service, handshake, config.tools, {
       feed: events,
       canSeeBrand: (brandId) => canSeeBrand(runtime.store, user, brandId),
     });
@@ -115,7 +116,7 @@ async function runRemoteStdio(config: Config, apiUrl: string, handshake: StdioHa
   try {
     if (process.stdin.isTTY)
       logInfo(`MCP server on stdio, acting on ${apiUrl}. Waiting for an MCP client (Ctrl-D to quit).`);
-    await serveStdioWith(service, handshake);
+    await serveStdioWith(service, handshake, config.tools);
   } finally {
     await service.close();
     await downloader.close();
@@ -125,6 +126,7 @@ async function runRemoteStdio(config: Config, apiUrl: string, handshake: StdioHa
 async function serveStdioWith(
   service: PublishingService,
   handshake: StdioHandshake,
+  tools: ToolSelection,
   publishingLog?: PublishingLog,
 ): Promise<void> {
   const [{ InFlightCalls }, { createMcpServer }, { serveStdio }] = await Promise.all([
@@ -139,6 +141,7 @@ async function serveStdioWith(
     log: logError,
     inFlight,
     publishingLog,
+    tools,
   });
   await serveStdio(server, inFlight, handshake, logError);
 }
@@ -173,6 +176,7 @@ async function runServe(config: Config): Promise<void> {
       version: VERSION,
       loopbackOnly: isLoopback(config.host),
       log: logError,
+      tools: config.tools,
     });
     const running = await listen(http, config);
     logInfo(`listening on ${running.url}: REST API at ${running.url}/v1, MCP at ${running.url}/mcp`);

@@ -27,6 +27,17 @@ describe('manifest.json (MCP Bundle)', () => {
     expect(pkg.dependencies['better-sqlite3']).toBeUndefined();
   });
 
+  it('passes the read-only and toolset settings to the server', () => {
+    expect(manifest.user_config.read_only).toMatchObject({ type: 'boolean', default: false });
+    expect(manifest.user_config.toolsets.type).toBe('string');
+    // The bundle host expands these placeholders.
+    const setting = (name: string) => `\${user_config.${name}}`;
+    expect(manifest.server.mcp_config.env).toMatchObject({
+      SOCIAL_PUBLISHER_READ_ONLY: setting('read_only'),
+      SOCIAL_PUBLISHER_TOOLSETS: setting('toolsets'),
+    });
+  });
+
   it('keeps the API key sensitive', () => {
     expect(manifest.user_config.api_key.sensitive).toBe(true);
   });

@@ -50,13 +50,13 @@ export function planDelivery(
         reason: `${platform} does not support polls and the post has no caption to send instead.`,
       };
     } else {
-      notes.push(`${platform} does not support polls: the caption was sent without the poll.`);
+      notes.push(`${platform} does not support polls: only the caption is sent, without the poll.`);
     }
   }
   if (caption !== undefined) content.caption = caption;
   if (payload.postAsStory) {
     if (STORY_PLATFORMS.has(platform)) content.format = 'story';
-    else notes.push(`${platform} has no Stories: published as a regular post.`);
+    else notes.push(`${platform} has no Stories: it goes out as a regular post.`);
   }
   if (payload.title !== undefined && TITLE_PLATFORMS.has(platform)) content.title = payload.title;
   if (payload.alt !== undefined) content.alt = payload.alt;

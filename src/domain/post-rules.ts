@@ -4,7 +4,7 @@
  * are reported together with the schema's; a field of the wrong type is left to the schema.
  */
 import type { FieldErrors } from './errors.js';
-import { message } from './messages.js';
+import { attributeName, message } from './messages.js';
 import { resolveLocalTime } from './time.js';
 import { isPlainObject } from './validation.js';
 
@@ -62,10 +62,15 @@ export function checkPostRules(input: unknown, context: PostRuleContext): PostRu
   }
 
   const poll = input.poll;
-  if (isPlainObject(poll) && Array.isArray(poll.options) && typeof poll.correctOptionIndex === 'number') {
-    const last = poll.options.length - 1;
-    if (Number.isInteger(poll.correctOptionIndex) && poll.correctOptionIndex > last && last >= 0) {
+  if (isPlainObject(poll) && Number.isInteger(poll.correctOptionIndex)) {
+    // The schema's own minimum is left to this rule (messages.ts), so a negative index is worded here too.
+    const index = poll.correctOptionIndex as number;
+    const last = Array.isArray(poll.options) ? poll.options.length - 1 : -1;
+    if (last >= 0 && (index < 0 || index > last)) {
       add(errors, 'poll.correctOptionIndex', message.correctOptionRange(last));
+    } else if (last < 0 && index < 0) {
+      // No options to count: the bound the schema states.
+      add(errors, 'poll.correctOptionIndex', message.minNumber(attributeName('poll.correctOptionIndex'), 0));
     }
   }
   return result;

@@ -45,9 +45,7 @@ export const MediaElement = z
 const Location = z.strictObject({ id: text({ max: 255 }), name: text({ max: 255 }) });
 
 /** A platform's own caption: the same rules as `caption`, used on that platform instead of it. */
-const OwnCaption = text({ max: 3000 })
-  .optional()
-  .describe("This platform's own caption, sent instead of caption (1 to 3000 characters)");
+const OwnCaption = text({ max: 3000 }).optional();
 const captionOnly = () => z.strictObject({ caption: OwnCaption }).optional();
 
 export const PlatformOverrides = z.strictObject({
@@ -101,7 +99,7 @@ export const ScheduledAt = z
   .meta({
     pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$',
     description:
-      "Local wall-clock time in the BRAND's timezone (not UTC, not the user's), format Y-m-d H:i:s, e.g. 2026-11-24 09:00:00. Required when publishMode is SCHEDULE; must be in the future.",
+      "Wall-clock time in the BRAND's timezone (not UTC, not the user's), Y-m-d H:i:s, e.g. 2026-11-24 09:00:00; in the future; required for SCHEDULE",
   });
 
 /** The post creation payload of http-interface.md. */
@@ -111,9 +109,7 @@ export const PostPayload = z.strictObject({
     .describe(
       'QUEUE: next free queue time of the brand; SCHEDULE: at scheduledAt; IMMEDIATE: publish now; DRAFT: save only',
     ),
-  caption: text({ max: 3000 })
-    .optional()
-    .describe('Post text, 1 to 3000 characters; required unless poll is set'),
+  caption: text({ max: 3000 }).optional().describe('Post text; required unless poll is set'),
   poll: Poll.optional().describe('Poll or quiz (LinkedIn, X/Twitter, Telegram, Threads, Mastodon, Bluesky)'),
   title: text({ max: 255 })
     .optional()
@@ -125,23 +121,18 @@ export const PostPayload = z.strictObject({
   comment: Comment.optional().describe('Auto-comment posted delay seconds after publishing'),
   media: z.array(MediaElement).optional(),
   platforms: PlatformOverrides.optional().describe(
-    'Platform-specific overrides, keyed by lowercase platform',
+    "Per-platform overrides, keyed by lowercase platform; a platform's caption is sent there instead of caption",
   ),
 });
 
 export const CreatePostRequest = z.strictObject({
   brandId: Id.describe('Brand id, from list_brands'),
-  collectionId: Id.describe('Collection id, from list_collections: the post goes to every channel in it'),
+  collectionId: Id.describe('Collection id, from list_collections'),
   ...PostPayload.shape,
   idempotencyKey: text({ max: 255 })
     .optional()
-    .describe(
-      'Any unique string: creating again with the same key returns the first post instead of a new one',
-    ),
-  dryRun: z
-    .boolean()
-    .optional()
-    .describe('true: validate and resolve the time and channels, store nothing, publish nothing'),
+    .describe('The same key again returns the first post instead of a new one'),
+  dryRun: z.boolean().optional().describe('Check and tell what would happen; store and publish nothing'),
 });
 
 export type PostPayload = z.infer<typeof PostPayload>;

@@ -79,6 +79,36 @@ export function instantsOfWallClock(wall: WallClock, timezone: string): number[]
   return [...instants].sort((a, b) => a - b);
 }
 
+/** The two instants either side of a DST gap: its last second before and its first after. */
+export interface DstGap {
+  lastBeforeMs: number;
+  firstAfterMs: number;
+}
+
+/**
+ * The DST gap a wall-clock time falls in, for telling which times exist around it: 2027-03-14 02:30:00
+ * in America/New_York lies between 01:59:59 and 03:00:00. Undefined when the time exists.
+ */
+export function dstGapAround(wall: WallClock, timezone: string): DstGap | undefined {
+  if (instantsOfWallClock(wall, timezone).length > 0) return undefined;
+  const zone = IANAZone.create(timezone);
+  const wallAsUtc = Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second);
+  const before = zone.offset(wallAsUtc - DAY_MS);
+  const after = zone.offset(wallAsUtc + DAY_MS);
+  // The clocks jump at an instant read as earlier than the wall time with the offset after the jump and
+  // as later with the offset before it: search that span, to the second, for the change of offset.
+  let old = Math.floor((wallAsUtc - after * 60_000) / 1000) * 1000;
+  let jumped = Math.ceil((wallAsUtc - before * 60_000) / 1000) * 1000;
+  const oldOffset = zone.offset(old);
+  if (!(jumped > old) || zone.offset(jumped) === oldOffset) return undefined;
+  while (jumped - old > 1000) {
+    const middle = old + Math.floor((jumped - old) / 2000) * 1000;
+    if (zone.offset(middle) === oldOffset) old = middle;
+    else jumped = middle;
+  }
+  return { lastBeforeMs: old, firstAfterMs: jumped };
+}
+
 export type ResolvedLocalTime =
   | { ok: true; epochMs: number }
   | { ok: false; reason: 'format' | 'gap' | 'range' };

@@ -14,6 +14,7 @@ import type { InFlightCalls } from '../mcp/in-flight.js';
 import type { PublishingEventFeed } from '../mcp/logging.js';
 import { createMcpServer } from '../mcp/server.js';
 import { McpHttpSessions } from '../mcp/streamable-http.js';
+import type { ToolSelection } from '../mcp/toolsets.js';
 import type { UserRecord } from '../ports.js';
 import type { PublishingEngine } from '../publish/engine.js';
 import { createRestApp } from '../rest/app.js';
@@ -60,6 +61,8 @@ export function createHttpApp(options: {
   maxMcpSessionsPerUser?: number;
   /** Limits of the failed-key throttle, shared by /v1 and /mcp (defaults: 20 failures per 60 s). */
   authThrottle?: AuthThrottleOptions;
+  /** Which MCP tools /mcp offers (default: all); the REST API is not affected. */
+  tools?: ToolSelection;
 }): HttpApp {
   const { runtime } = options;
   // Over HTTP the caller is not on this machine: an upload path would read the server's files.
@@ -75,6 +78,7 @@ export function createHttpApp(options: {
         version: options.version,
         log: options.log,
         inFlight,
+        ...(options.tools ? { tools: options.tools } : {}),
         publishingLog: options.events && {
           feed: options.events,
           canSeeBrand: (brandId) => canSeeBrand(runtime.store, user, brandId),

@@ -10,6 +10,7 @@
  *
  * The server's identity, instructions and capabilities live here, so both answers come from one source.
  */
+import type { ToolSelection } from './toolsets.js';
 
 export const SERVER_NAME = 'social-publisher-mcp';
 export const SERVER_TITLE = 'Social Publisher';
@@ -21,6 +22,20 @@ export const INSTRUCTIONS = [
   'creating: list_posts and get_post show posts and their deliveries; update_post, publish_post and delete_post',
   'change a post while it is a draft, queued or scheduled. Errors name each invalid field; fix those fields and call again.',
 ].join(' ');
+
+/** The instructions for a server offering only some tools (mcp/toolsets.ts): what it can and cannot do. */
+export function instructionsFor(selection: ToolSelection): string {
+  if (!selection.readOnly && !selection.toolsets) return INSTRUCTIONS;
+  const limits = [
+    selection.readOnly
+      ? 'This server is read-only: it shows brands, channels, collections, posts and queues, but creates, changes and publishes nothing.'
+      : '',
+    selection.toolsets
+      ? `It offers only the ${selection.toolsets.join(', ')} toolset${selection.toolsets.length === 1 ? '' : 's'}; tools/list shows which tools.`
+      : '',
+  ];
+  return [INSTRUCTIONS, ...limits.filter(Boolean)].join(' ');
+}
 
 /** The SDK's (`@modelcontextprotocol/sdk/types.js`, which loads zod): a test keeps them equal. */
 export const LATEST_PROTOCOL_VERSION = '2025-11-25';
@@ -46,6 +61,7 @@ export function serverCapabilities(logging: boolean) {
 export interface HandshakeOptions {
   version: string;
   logging: boolean;
+  tools: ToolSelection;
 }
 
 type RequestId = string | number;
@@ -95,7 +111,7 @@ export function initializeResult(requestedVersion: string, options: HandshakeOpt
       : LATEST_PROTOCOL_VERSION,
     capabilities: serverCapabilities(options.logging),
     serverInfo: { name: SERVER_NAME, version: options.version, title: SERVER_TITLE },
-    instructions: INSTRUCTIONS,
+    instructions: instructionsFor(options.tools),
   };
 }
 

@@ -1,14 +1,14 @@
 /**
  * Tool results. Success: structured content is the REST body, text a short summary. Failure: a tool
  * result with `isError`, structured content the spec's error body, text every field error as plain
- * sentences plus what to call to fix it; a confirmation the user did not give is keyed `confirmation`.
- * Domain errors never become JSON-RPC errors.
+ * sentences, each with what fixes it (error-hints.ts); a confirmation the user did not give is keyed
+ * `confirmation`. Domain errors never become JSON-RPC errors.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import {
   isServiceError,
   isStorageFault,
-  NotFoundError,
+  type ServiceError,
   type StorageFault,
   StorageFullError,
   storageFaultBody,
@@ -37,33 +37,15 @@ export function pageSummary<T>(page: Page<T>, noun: string): string {
   return text;
 }
 
-function hintFor(field: string): string | undefined {
-  if (field === 'brand' || field === 'brandId') return 'Call list_brands to see the brand ids you can use.';
-  if (field === 'collection' || field === 'collectionId') {
-    return 'Call list_collections with the brandId to see its collections and their channels.';
-  }
-  if (field === 'post') return 'Call list_posts with the brandId to see its posts and their ids.';
-  if (/^platforms\.youtube\.playlists\.\d+\.channelId$/.test(field)) {
-    return "Call list_channels with the brandId to see the brand's channel ids.";
-  }
-  if (/^media\.\d+\.id$/.test(field))
-    return 'Upload the file to this brand with upload_media first, or pass a url instead.';
-  if (field === 'scheduledAt')
-    return "scheduledAt is a local time in the brand's timezone (see list_brands), format Y-m-d H:i:s.";
-  return undefined;
-}
-
-function errorText(error: ValidationError | NotFoundError | Error): string {
+/** A service error as plain lines: its message, then every field error (the text without hints). */
+function plainErrorLines(error: ServiceError): string[] {
   const lines = [error.message];
-  const fields = error instanceof ValidationError ? Object.keys(error.errors) : [];
   if (error instanceof ValidationError) {
     for (const [field, messages] of Object.entries(error.errors)) {
       for (const text of messages) lines.push(`- ${field}: ${text}`);
     }
   }
-  if (error instanceof NotFoundError) fields.push(error.key);
-  const hints = [...new Set(fields.map(hintFor).filter((hint): hint is string => hint !== undefined))];
-  return [...lines, ...hints].join('\n');
+  return lines;
 }
 
 /** What an AbortSignal carries when the MCP client cancels a call (the SDK aborts with a string reason). */
@@ -86,9 +68,14 @@ function storageFaultText(error: StorageFault): string {
 
 /**
  * Converts whatever a tool threw into a tool result; unexpected errors are logged, not shown. A storage
- * fault is shown for what it is and its real cause logged once.
+ * fault is shown for what it is and its real cause logged once. `explain` words a service error's text
+ * (error-hints.ts: every error with what fixes it); without it, or should it fail, the plain lines.
  */
-export function errorResult(error: unknown, log: (message: string, error: unknown) => void): CallToolResult {
+export async function errorResult(
+  error: unknown,
+  log: (message: string, error: unknown) => void,
+  explain?: (error: ServiceError) => Promise<string[]>,
+): Promise<CallToolResult> {
   if (error instanceof ConfirmationDeclinedError) {
     const text = `${error.message}\nDo not try again unless the user asks for it.`;
     return {
@@ -98,9 +85,10 @@ export function errorResult(error: unknown, log: (message: string, error: unknow
     };
   }
   if (isServiceError(error)) {
+    const lines = explain ? await explain(error).catch(() => plainErrorLines(error)) : plainErrorLines(error);
     return {
       isError: true,
-      content: [{ type: 'text', text: errorText(error) }],
+      content: [{ type: 'text', text: lines.join('\n') }],
       structuredContent: toErrorBody(error) as unknown as Record<string, unknown>,
     };
   }

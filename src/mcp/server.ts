@@ -9,6 +9,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
   CallToolRequestSchema,
   ErrorCode,
+  ListPromptsRequestSchema,
   ListToolsRequestSchema,
   McpError,
   type Tool,
@@ -16,7 +17,8 @@ import {
 import { coerceArguments } from '../domain/lenient-input.js';
 import type { PublishingService } from '../service/publishing-service.js';
 import { confirmationContext } from './confirm.js';
-import { INSTRUCTIONS, SERVER_TITLE, serverCapabilities } from './handshake.js';
+import { explainError } from './error-hints.js';
+import { instructionsFor, SERVER_TITLE, serverCapabilities } from './handshake.js';
 import type { InFlightCalls } from './in-flight.js';
 import { forwardPublishingEvents, type PublishingLog } from './logging.js';
 import { registerPrompts } from './prompts.js';
@@ -25,6 +27,7 @@ import { registerResources } from './resources.js';
 import { errorResult, successResult } from './results.js';
 import type { ToolContext } from './tool.js';
 import { listedTools } from './tool-list.js';
+import { ALL_TOOLS, selectTools, type ToolSelection, whyUnavailable } from './toolsets.js';
 
 export interface McpServerOptions {
   name: string;
@@ -38,14 +41,21 @@ export interface McpServerOptions {
    * process publishes; absent in remote mode, where another server publishes.
    */
   publishingLog?: PublishingLog;
+  /** Which tools are offered (default: all). */
+  tools?: ToolSelection;
 }
 
-/** tools/list never changes during a session: computed once per process. */
-let toolList: Tool[] | undefined;
+/** tools/list never changes during a session: computed once per process and selection. */
+const toolLists = new Map<string, Tool[]>();
 
-function listTools(): Tool[] {
-  toolList ??= listedTools(TOOLS);
-  return toolList;
+function listTools(selection: ToolSelection): Tool[] {
+  const key = JSON.stringify(selection);
+  let list = toolLists.get(key);
+  if (!list) {
+    list = listedTools(selectTools(TOOLS, selection));
+    toolLists.set(key, list);
+  }
+  return list;
 }
 
 /**
@@ -104,21 +114,25 @@ export function createMcpServer(service: PublishingService, options: McpServerOp
   const server = new McpServer(
     { name: options.name, version: options.version, title: SERVER_TITLE },
     {
-      instructions: INSTRUCTIONS,
+      instructions: instructionsFor(options.tools ?? ALL_TOOLS),
       // Only a capability given here gets the SDK's logging/setLevel handler.
       ...(options.publishingLog ? { capabilities: { logging: {} } } : {}),
     },
   );
-  registerPrompts(server, service, options.log);
+  const selection = options.tools ?? ALL_TOOLS;
+  // The prompts end in create_post: offered only with it.
+  const withPrompts = TOOLS.some((tool) => tool.name === 'create_post' && !whyUnavailable(tool, selection));
+  if (withPrompts) registerPrompts(server, service, options.log);
   registerResources(server, service, options.log);
   // Tools are declared here rather than in the constructor options, where McpServer would install its
   // own tool handlers. No list_changed notification is ever sent, whatever McpServer claims by default.
   // The same capabilities as the stdio handshake announces before this server is loaded.
   server.server.registerCapabilities(serverCapabilities(Boolean(options.publishingLog)));
+  if (!withPrompts) server.server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: [] }));
   if (options.publishingLog) forwardPublishingEvents(server, options.publishingLog);
   const tools = new Map(TOOLS.map((tool) => [tool.name, tool]));
 
-  server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools() }));
+  server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools(selection) }));
   server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = tools.get(request.params.name);
     if (!tool) {
@@ -127,6 +141,9 @@ export function createMcpServer(service: PublishingService, options: McpServerOp
         `Unknown tool: ${request.params.name}. Call tools/list for the tools.`,
       );
     }
+    const unavailable = whyUnavailable(tool, selection);
+    if (unavailable)
+      throw new McpError(ErrorCode.InvalidParams, `${unavailable} Call tools/list for the tools.`);
     const tracking = trackCall(options.inFlight);
     // The question belongs to this call: routed with it, and abandoned when the call is cancelled.
     const asker = confirmationContext(server.server, {
@@ -141,11 +158,16 @@ export function createMcpServer(service: PublishingService, options: McpServerOp
         extra.sendNotification({ method: 'notifications/progress', params }).catch(() => undefined),
       ),
     };
+    let args: Record<string, unknown> = {};
     try {
-      const args = coerceArguments(tool.input, request.params.arguments ?? {}, { jsonStrings: true });
-      return successResult(await tool.handle(service, args as Record<string, unknown>, context));
+      args = coerceArguments(tool.input, request.params.arguments ?? {}, {
+        jsonStrings: true,
+      }) as Record<string, unknown>;
+      return successResult(await tool.handle(service, args, context));
     } catch (error) {
-      return errorResult(error, options.log);
+      return await errorResult(error, options.log, (failure) =>
+        explainError(failure, { tool, args, service }),
+      );
     } finally {
       tracking.end();
     }

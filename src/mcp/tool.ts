@@ -1,6 +1,7 @@
 /** What every tool file exports: a definition the registry lists and the server dispatches. */
 import type { z } from 'zod';
 import type { PublishingService } from '../service/publishing-service.js';
+import type { Toolset } from './toolsets.js';
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;
@@ -37,6 +38,8 @@ export interface ToolContext {
 export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject> {
   name: string;
   title: string;
+  /** The toolset it belongs to (mcp/toolsets.ts), for servers that offer only some. */
+  toolset: Toolset;
   description: string;
   /** The request schema the service validates with; the tool's JSON Schema is derived from it. */
   input: Input;

@@ -139,15 +139,22 @@ export function createPostValidationContract(ctx: ContractContext): void {
       const three = { options: ['A', 'B', 'C'] };
       await accepts(poll({ ...three, correctOptionIndex: 2 }));
       await accepts(poll({ ...three, correctOptionIndex: 0 }));
-      for (const index of [3, 4]) {
+      for (const index of [-1, -2, 3, 4]) {
         await expectErrors(create(poll({ ...three, correctOptionIndex: index })), {
           'poll.correctOptionIndex': ['The poll.correct option index must be between 0 and 2.'],
         });
       }
-      const errors = await expectValidation(create(poll({ ...three, correctOptionIndex: 1.5 })));
-      expect(errors['poll.correctOptionIndex']).toEqual([
-        'The poll.correct option index must be an integer.',
-      ]);
+      // Without options to count, a negative index still fails, with the bound the schema states.
+      await expectErrors(create({ poll: { question: 'Q?', period: '1d', correctOptionIndex: -1 } }), {
+        'poll.options': ['The poll.options field is required.'],
+        'poll.correctOptionIndex': ['The poll.correct option index must be at least 0.'],
+      });
+      for (const index of [1.5, -1.5]) {
+        const errors = await expectValidation(create(poll({ ...three, correctOptionIndex: index })));
+        expect(errors['poll.correctOptionIndex']).toEqual([
+          'The poll.correct option index must be an integer.',
+        ]);
+      }
     });
 
     it('explanation: at most 512 characters', async () => {

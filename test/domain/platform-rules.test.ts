@@ -35,7 +35,7 @@ describe('planDelivery', () => {
     expect(plan).toEqual({
       action: 'send',
       content: { platform: 'Instagram', format: 'feed', caption: 'Vote', media: [] },
-      notes: ['Instagram does not support polls: the caption was sent without the poll.'],
+      notes: ['Instagram does not support polls: only the caption is sent, without the poll.'],
     });
   });
 
@@ -62,7 +62,7 @@ describe('planDelivery', () => {
     expect(stories.sort()).toEqual(['Facebook', 'Instagram']);
     const onX = planDelivery({ publishMode: 'QUEUE', caption: 'x', postAsStory: true }, channel('X/Twitter'));
     expect(onX.action === 'send' && onX.notes).toEqual([
-      'X/Twitter has no Stories: published as a regular post.',
+      'X/Twitter has no Stories: it goes out as a regular post.',
     ]);
   });
 

@@ -2,6 +2,7 @@ import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import {
   describeLocalTime,
+  dstGapAround,
   formatLocalTime,
   formatTimestamp,
   instantsOfWallClock,
@@ -87,6 +88,68 @@ describe('instantsOfWallClock', () => {
   });
 });
 
+describe('dstGapAround', () => {
+  /** The gap's neighbours as the brand would write them. */
+  const around = (text: string, timezone: string) => {
+    const gap = dstGapAround(parseWallClock(text)!, timezone);
+    return gap && [formatLocalTime(gap.lastBeforeMs, timezone), formatLocalTime(gap.firstAfterMs, timezone)];
+  };
+
+  it('gives the last second before and the first after a one-hour gap, wherever in the gap', () => {
+    for (const text of ['2027-03-14 02:00:00', '2027-03-14 02:30:00', '2027-03-14 02:59:59']) {
+      expect(dstGapAround(parseWallClock(text)!, 'America/New_York'), text).toEqual({
+        lastBeforeMs: utc('2027-03-14T06:59:59Z'),
+        firstAfterMs: utc('2027-03-14T07:00:00Z'),
+      });
+    }
+    expect(around('2027-03-28 01:30:00', 'Europe/London')).toEqual([
+      '2027-03-28 00:59:59',
+      '2027-03-28 02:00:00',
+    ]);
+    expect(around('2026-10-04 02:30:00', 'Australia/Sydney')).toEqual([
+      '2026-10-04 01:59:59',
+      '2026-10-04 03:00:00',
+    ]);
+  });
+
+  it('handles a half-hour shift (Lord Howe), a gap across midnight and a skipped day', () => {
+    expect(around('2027-10-03 02:15:00', 'Australia/Lord_Howe')).toEqual([
+      '2027-10-03 01:59:59',
+      '2027-10-03 02:30:00',
+    ]);
+    // Chile springs forward at midnight: 00:00 to 00:59:59 does not exist.
+    expect(around('2022-09-11 00:30:00', 'America/Santiago')).toEqual([
+      '2022-09-10 23:59:59',
+      '2022-09-11 01:00:00',
+    ]);
+    // Samoa skipped 2011-12-30 when it crossed the date line.
+    expect(around('2011-12-30 12:00:00', 'Pacific/Apia')).toEqual([
+      '2011-12-29 23:59:59',
+      '2011-12-31 00:00:00',
+    ]);
+  });
+
+  it('names two times that exist, one second apart in real time', () => {
+    const gap = dstGapAround(parseWallClock('2027-10-03 02:15:00')!, 'Australia/Lord_Howe')!;
+    expect(gap.firstAfterMs - gap.lastBeforeMs).toBe(1000);
+    for (const instant of [gap.lastBeforeMs, gap.firstAfterMs]) {
+      expect(
+        resolveLocalTime(formatLocalTime(instant, 'Australia/Lord_Howe'), 'Australia/Lord_Howe'),
+      ).toEqual({
+        ok: true,
+        epochMs: instant,
+      });
+    }
+  });
+
+  it('is undefined for a time that exists, an ambiguous one included', () => {
+    expect(dstGapAround(parseWallClock('2027-03-14 03:00:00')!, 'America/New_York')).toBeUndefined();
+    expect(dstGapAround(parseWallClock('2027-03-14 01:59:59')!, 'America/New_York')).toBeUndefined();
+    expect(dstGapAround(parseWallClock('2027-11-07 01:30:00')!, 'America/New_York')).toBeUndefined();
+    expect(dstGapAround(parseWallClock('2027-03-14 02:30:00')!, 'Asia/Tokyo')).toBeUndefined();
+  });
+});
+
 describe('resolveLocalTime', () => {
   it('takes the earlier instant of an ambiguous time', () => {
     expect(resolveLocalTime('2027-11-07 01:30:00', 'America/New_York')).toEqual({
@@ -98,7 +161,10 @@ describe('resolveLocalTime', () => {
   it('tells a gap from a bad format', () => {
     expect(resolveLocalTime('2027-03-14 02:30:00', 'America/New_York')).toEqual({ ok: false, reason: 'gap' });
     expect(resolveLocalTime('2027-03-14', 'America/New_York')).toEqual({ ok: false, reason: 'format' });
-    expect(resolveLocalTime('9999-12-31 19:00:00', 'America/New_York')).toEqual({ ok: false, reason: 'range' });
+    expect(resolveLocalTime('9999-12-31 19:00:00', 'America/New_York')).toEqual({
+      ok: false,
+      reason: 'range',
+    });
   });
 
   it('round-trips through formatLocalTime', () => {

@@ -89,7 +89,7 @@ describe('the handshake answers as the SDK server does', () => {
         expect(reply).toEqual({
           jsonrpc: '2.0',
           id: 7,
-          result: initializeResult(version, { version: VERSION, logging }),
+          result: initializeResult(version, { version: VERSION, logging, tools: { readOnly: false } }),
         });
       }
     });
@@ -154,7 +154,11 @@ describe('the built program over stdio', () => {
       {
         jsonrpc: '2.0',
         id: 1,
-        result: initializeResult('2025-06-18', { version: expect.any(String) as never, logging: true }),
+        result: initializeResult('2025-06-18', {
+          version: expect.any(String) as never,
+          logging: true,
+          tools: { readOnly: false },
+        }),
       },
     ]);
     expect(out.lines[0]?.id).toBe(1);

@@ -123,7 +123,12 @@ describe('tools/list', () => {
     expect(input.required).toEqual(['brandId']);
     for (const source of ['path', 'url', 'base64', 'filename'])
       expect(property(input, source).type).toBe('string');
-    expect(property(input, 'url').format).toBe('uri');
+    // No `format` (Google's function declarations refuse "uri"): the description says it is a URL.
+    expect(property(input, 'url')).toMatchObject({
+      maxLength: 2048,
+      description: expect.stringMatching(/URL/),
+    });
+    expect(property(input, 'url').format).toBeUndefined();
   });
 });
 

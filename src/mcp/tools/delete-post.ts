@@ -6,10 +6,10 @@ import { defineTool } from '../tool.js';
 export const deletePost = defineTool({
   name: 'delete_post',
   title: 'Delete or cancel post',
+  toolset: 'lifecycle',
   description: [
-    'Cancels a planned post (queued or scheduled: it will not be published, and a queue time is freed) or deletes',
-    'a draft for good. A post that is publishing or already published cannot be taken back here. To change a',
-    'post instead, use update_post. The user may be asked to confirm first. Cannot be undone.',
+    'Cancels a queued or scheduled post (its queue time is freed) or deletes a draft. Not for a post publishing or',
+    'published. The user may be asked to confirm. Cannot be undone; to change a post, use update_post.',
   ].join(' '),
   input: PostRequest,
   output: DeletedPost,

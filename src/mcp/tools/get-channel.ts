@@ -4,12 +4,11 @@ import { defineTool } from '../tool.js';
 export const getChannel = defineTool({
   name: 'get_channel',
   title: 'Get channel',
+  toolset: 'workspace',
   description: [
-    'Returns one channel with its connection: who publishes to it (mastodon, bluesky, telegram, or the',
-    "sandbox/webhook default), the account, the platform's address, why it is INACTIVE, its last error and last",
-    'publication, and the limits its platform sets (characters, media, polls). Call it when a delivery failed or',
-    'a channel is INACTIVE to tell the user what to fix; accounts are connected on the command line',
-    '(social-publisher-mcp connect …), never through this conversation.',
+    'Returns one channel with its connection (mastodon, bluesky, telegram, or the sandbox/webhook default): account,',
+    'why it is INACTIVE, last error, last publication, and its platform limits. Call it when a delivery failed or a',
+    'channel is INACTIVE; accounts are connected on the command line (social-publisher-mcp connect), never here.',
   ].join(' '),
   input: ChannelRequest,
   output: ChannelDetail,

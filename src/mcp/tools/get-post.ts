@@ -5,11 +5,10 @@ import { defineTool } from '../tool.js';
 export const getPost = defineTool({
   name: 'get_post',
   title: 'Get post',
+  toolset: 'lifecycle',
   description: [
-    "Returns one post: its status, the time it goes (or went) out in the brand's timezone and in UTC, its content,",
-    'and one delivery per channel with its outcome (pending, sent, failed with the reason, skipped).',
-    'Call it after create_post or publish_post to tell the user how publishing went, or before update_post to see',
-    'the current content. postId comes from create_post or list_posts.',
+    "Returns one post: status, time (brand's timezone and UTC), content, and per channel the delivery (pending, sent,",
+    'failed with the reason, skipped). Call it after create_post or publish_post to report how publishing went.',
   ].join(' '),
   input: PostRequest,
   output: Post,

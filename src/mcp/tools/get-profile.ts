@@ -4,6 +4,7 @@ import { defineTool } from '../tool.js';
 export const getProfile = defineTool({
   name: 'get_profile',
   title: 'Get profile',
+  toolset: 'workspace',
   description:
     "Returns the acting user's profile (id, name, joinedAt, timezone). Use it to check the connection works. " +
     "Note: post times are read in each BRAND's timezone (list_brands), not in the user's timezone shown here.",

@@ -5,12 +5,10 @@ import { defineTool } from '../tool.js';
 export const getQueue = defineTool({
   name: 'get_queue',
   title: 'Get queue',
+  toolset: 'lifecycle',
   description: [
-    "Shows a brand's queue: the brand's local time now (localNow), its daily queue times, the next free times a",
-    'QUEUE post would take (nextSlots, taken times skipped) and the queued posts still to go out, soonest first.',
-    'Call it before choosing between publishMode QUEUE (the next free slot) and SCHEDULE (a time you pick), and to',
-    "tell the user when queued posts go out. Times are in the brand's timezone (Y-m-d H:i:s) and in UTC.",
-    'count: how many free slots to show (1-50, default 5).',
+    "Shows a brand's queue: its local time now, daily queue times, the next free times a QUEUE post would take,",
+    'and the queued posts still to go out. Call it to choose between QUEUE and SCHEDULE, or to say when queued posts go out.',
   ].join(' '),
   input: QueueRequest,
   output: Queue,

@@ -5,6 +5,7 @@ import { defineTool } from '../tool.js';
 export const listBrands = defineTool({
   name: 'list_brands',
   title: 'List brands',
+  toolset: 'workspace',
   description:
     'Lists the brands you can publish for, with their ids and timezones. Call this first: every other ' +
     'operation needs a brandId. Each brand has its own timezone, in which scheduledAt is read, and its own queue.',

@@ -5,6 +5,7 @@ import { defineTool } from '../tool.js';
 export const listChannels = defineTool({
   name: 'list_channels',
   title: 'List channels',
+  toolset: 'workspace',
   description:
     "Lists a brand's channels (connected social accounts), ACTIVE and INACTIVE, with their platform type. " +
     'An INACTIVE channel needs re-authorization and will not receive posts. Posts are created in a collection, ' +

@@ -5,6 +5,7 @@ import { defineTool } from '../tool.js';
 export const listCollections = defineTool({
   name: 'list_collections',
   title: 'List collections',
+  toolset: 'workspace',
   description:
     "Lists a brand's collections, each with its channels. A post is created in one collection and goes to " +
     'every channel in it, so pick the collection whose channels match where the post should appear, then ' +

@@ -6,13 +6,10 @@ import { defineTool } from '../tool.js';
 export const listPosts = defineTool({
   name: 'list_posts',
   title: 'List posts',
+  toolset: 'lifecycle',
   description: [
-    "Lists a brand's posts with their status, the time each goes (or went) out in the brand's timezone and in UTC,",
-    'their content and, once publishing has started, one delivery per channel with its outcome.',
-    'Use it to find a postId, to see what is planned on a day, or to check whether posts went out.',
-    'Filters: status (draft, queued, scheduled, publishing, published, partially_published, failed, cancelled),',
-    "collectionId, from and to (local times in the brand's timezone, Y-m-d H:i:s; from inclusive, to exclusive).",
-    'order: newest (latest planned time first, the default) or calendar (soonest first).',
+    "Lists a brand's posts: status, the time each goes (or went) out in the brand's timezone and UTC, content, and per channel",
+    'the delivery outcome. Use it to find a postId, see what is planned, or check whether posts went out.',
   ].join(' '),
   input: ListPostsRequest,
   output: Post.array(),

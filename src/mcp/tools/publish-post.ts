@@ -6,11 +6,10 @@ import { defineTool } from '../tool.js';
 export const publishPost = defineTool({
   name: 'publish_post',
   title: 'Publish post now',
+  toolset: 'lifecycle',
   description: [
-    'Publishes a draft, queued or scheduled post now, to every channel of its collection, instead of at its',
-    'planned time. Its content is checked as for publishMode IMMEDIATE. It cannot be unpublished afterwards, and',
-    'the user may be asked to confirm first. Only when the user wants it out now; to move it to another time use',
-    'update_post. The result shows each channel delivery; call get_post later to see how they went.',
+    'Publishes a draft, queued or scheduled post now to every channel of its collection, checked as for IMMEDIATE.',
+    'It cannot be unpublished; the user may be asked to confirm. To move it to another time, use update_post.',
   ].join(' '),
   input: PostRequest,
   output: Post,

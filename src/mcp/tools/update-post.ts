@@ -7,31 +7,26 @@ import { defineTool } from '../tool.js';
 const KEPT = new Set(['brandId', 'postId', 'publishMode']);
 
 /**
- * The request schema as clients see it: every content field also takes null, which removes it, so a
- * client that checks arguments against the JSON Schema lets null through. The service drops nulls itself.
+ * The request schema as clients see it: every content field also takes null, which removes it (the
+ * tool's description says so), so a client that checks arguments against the JSON Schema lets null
+ * through. The service drops nulls itself.
  */
 const UpdatePostInput = UpdatePostRequest.extend(
   Object.fromEntries(
     Object.entries(UpdatePostRequest.shape)
       .filter(([key]) => !KEPT.has(key))
-      .map(([key, field]) => {
-        const inner = (field as z.ZodOptional).unwrap() as z.ZodType;
-        const description = [inner.description, 'null removes it.'].filter(Boolean).join('. ');
-        return [key, inner.nullable().optional().describe(description)];
-      }),
+      .map(([key, field]) => [key, ((field as z.ZodOptional).unwrap() as z.ZodType).nullable().optional()]),
   ),
 );
 
 export const updatePost = defineTool({
   name: 'update_post',
   title: 'Update post',
+  toolset: 'lifecycle',
   description: [
-    'Changes a post while it is a draft, queued or scheduled (not once publishing has started, nor when cancelled).',
-    'Pass brandId, postId and only the fields to change: absent fields are kept, null removes a field (e.g.',
-    '"link": null). The post as changed is checked with the rules and messages of create_post.',
-    "To move it: publishMode SCHEDULE with a future scheduledAt (brand's timezone, Y-m-d H:i:s), or QUEUE for",
-    'the next free queue time (a queued post that stays QUEUE keeps its time). publishMode IMMEDIATE publishes it',
-    'now, like publish_post (the user may be asked to confirm). Call get_post first to see the current content.',
+    'Changes a draft, queued or scheduled post. Pass only the fields to change: absent ones are kept, null removes one ("link": null).',
+    'Same rules as create_post. SCHEDULE with scheduledAt moves it; QUEUE takes the next free queue time (a queued post keeps its own);',
+    'IMMEDIATE publishes it now (the user may be asked to confirm). get_post shows the current content.',
   ].join(' '),
   input: UpdatePostInput,
   output: Post,

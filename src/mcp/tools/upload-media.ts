@@ -4,13 +4,12 @@ import { defineTool } from '../tool.js';
 export const uploadMedia = defineTool({
   name: 'upload_media',
   title: 'Upload media',
+  toolset: 'media',
   description:
-    "Uploads one file to a brand's media library and returns its media id, to pass to create_post as " +
-    'media: [{"id": "<media id>"}]. Give exactly one source: path (a file on the machine running this ' +
-    'server; stdio only), url (a public http(s) URL the server downloads) or base64 with filename (small ' +
-    'files). Accepted: png, jpg/jpeg, mp4, mov, pdf, at most 100 MB; the type is read from the bytes, so ' +
-    'names and extension case do not matter. The same file again returns the same id. For a file already ' +
-    'online you may also skip this and pass media: [{"url": "https://..."}] to create_post.',
+    "Uploads one file to a brand's media library and returns its media id, for create_post's " +
+    'media: [{"id": "<media id>"}]. Exactly one source: path (stdio only), url, or base64 with filename. ' +
+    'png, jpg, mp4, mov or pdf, up to 100 MB; the type is read from the bytes. The same file returns the ' +
+    'same id. A file already online may go to create_post as media: [{"url": "https://..."}] instead.',
   input: UploadMediaRequest,
   output: Media,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
