@@ -9,7 +9,24 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseReadOnly, parseToolsets, type ToolSelection } from './mcp/toolsets.js';
 
-export type Command = 'stdio' | 'serve' | 'import' | 'connect' | 'disconnect' | 'help' | 'version';
+export type Command =
+  | 'stdio'
+  | 'serve'
+  | 'import'
+  | 'connect'
+  | 'disconnect'
+  | 'keys'
+  | 'help'
+  | 'version';
+
+/** `keys create|list|revoke`: the API keys of a user of the local store. */
+export interface KeysRequest {
+  action: 'create' | 'list' | 'revoke';
+  /** A user's name or id; required but for `list`. */
+  user?: string;
+  /** `revoke`: the key's id, its prefix or the whole key. */
+  key?: string;
+}
 
 /** `connect <platform> …`: what to connect, and where the secret comes from. */
 export interface ConnectRequest {
@@ -37,6 +54,7 @@ export interface Config {
   connect?: ConnectRequest;
   /** `disconnect --brand B --channel C` */
   disconnect?: { brand: string; channel: string };
+  keys?: KeysRequest;
   /** Encrypts channel secrets at rest; default: a key file in the data directory. */
   secretKey?: string;
   /** Deadline of one request to a platform (Mastodon, Bluesky, Telegram). Default 30 s. */
@@ -82,6 +100,13 @@ export const USAGE = `Usage:
                              a browser redirect to this machine)
   social-publisher-mcp disconnect --brand B --channel NAME_OR_ID
                              make the channel INACTIVE and erase its secrets
+  social-publisher-mcp keys create --user NAME
+                             make a new API key for the user (name or id): printed once, as JSON on stdout;
+                             only its hash is stored. The way to recover a lost key.
+  social-publisher-mcp keys list [--user NAME]
+                             each user's keys as JSON: id, prefix, created, last used, revoked (never the key)
+  social-publisher-mcp keys revoke --user NAME --key ID
+                             refuse the key from now on (--key: its id, its prefix or the whole key)
   social-publisher-mcp --help | --version
 
 Environment:
@@ -140,23 +165,34 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
   if (values.help) command = 'help';
   else if (values.version) command = 'version';
   else if (first === undefined || first === 'stdio') command = 'stdio';
-  else if (first === 'serve' || first === 'import' || first === 'connect' || first === 'disconnect')
+  else if (
+    first === 'serve' ||
+    first === 'import' ||
+    first === 'connect' ||
+    first === 'disconnect' ||
+    first === 'keys'
+  )
     command = first;
   else throw new ConfigError(`Unknown command "${first}".\n\n${USAGE}`);
 
-  const expected = command === 'import' || command === 'connect' ? 1 : 0;
+  const expected = command === 'import' || command === 'connect' || command === 'keys' ? 1 : 0;
   if (rest.length !== expected && command !== 'help' && command !== 'version') {
     throw new ConfigError(
       command === 'import'
         ? `import needs exactly one FILE.\n\n${USAGE}`
         : command === 'connect'
           ? `connect needs the platform: mastodon, bluesky or telegram.\n\n${USAGE}`
-          : `Unexpected argument "${rest[0]}".\n\n${USAGE}`,
+          : command === 'keys'
+            ? `keys needs one action: create, list or revoke.\n\n${USAGE}`
+            : `Unexpected argument "${rest[0]}".\n\n${USAGE}`,
     );
   }
   const connectFlags = CONNECT_FLAGS.filter((flag) => values[flag] !== undefined);
   if (connectFlags.length > 0 && command !== 'connect' && command !== 'disconnect') {
     throw new ConfigError(`--${connectFlags[0]} applies to connect and disconnect only.\n\n${USAGE}`);
+  }
+  if ((values.user !== undefined || values.key !== undefined) && command !== 'keys') {
+    throw new ConfigError(`--user and --key apply to keys only.\n\n${USAGE}`);
   }
   if ((values.host !== undefined || values.port !== undefined) && command !== 'serve') {
     throw new ConfigError(`--host and --port apply to serve only.\n\n${USAGE}`);
@@ -200,6 +236,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
     }
     config.disconnect = { brand: values.brand, channel: values.channel };
   }
+  if (command === 'keys') config.keys = parseKeys(rest[0]!, values, apiUrl);
   const apiKey = nonEmpty(env.SOCIAL_PUBLISHER_API_KEY);
   if (apiKey) config.apiKey = apiKey;
   if (apiUrl) config.apiUrl = apiUrl;
@@ -282,10 +319,36 @@ function parseConnect(platform: string, values: Values, env: NodeJS.ProcessEnv):
   return request;
 }
 
+function parseKeys(action: string, values: Values, apiUrl: string | undefined): KeysRequest {
+  if (action !== 'create' && action !== 'list' && action !== 'revoke') {
+    throw new ConfigError(`keys: unknown action "${action}"; use create, list or revoke.\n\n${USAGE}`);
+  }
+  if (apiUrl !== undefined) {
+    throw new ConfigError(
+      `keys manages the keys of the local store (SOCIAL_PUBLISHER_DATA_DIR), but SOCIAL_PUBLISHER_API_URL is set: unset it, or run keys on the server at ${apiUrl} with its data directory.`,
+    );
+  }
+  if (action !== 'list' && !values.user) {
+    throw new ConfigError(`keys ${action} needs --user NAME (a user's name or id; "keys list" shows them).`);
+  }
+  if (action === 'revoke' && !values.key) {
+    throw new ConfigError('keys revoke needs --key: the id or prefix "keys list" shows, or the whole key.');
+  }
+  if (action !== 'revoke' && values.key !== undefined) {
+    throw new ConfigError(`keys ${action} does not take --key.\n\n${USAGE}`);
+  }
+  const request: KeysRequest = { action };
+  if (values.user) request.user = values.user;
+  if (values.key) request.key = values.key;
+  return request;
+}
+
 function parseToolSelection(env: NodeJS.ProcessEnv): ToolSelection {
   try {
-    const toolsets = parseToolsets(env.SOCIAL_PUBLISHER_TOOLSETS);
-    return { readOnly: parseReadOnly(env.SOCIAL_PUBLISHER_READ_ONLY), ...(toolsets ? { toolsets } : {}) };
+    // A bundle host leaves an unset setting as its `${user_config.…}` placeholder: unset.
+    const toolsets = parseToolsets(nonEmpty(env.SOCIAL_PUBLISHER_TOOLSETS));
+    const readOnly = parseReadOnly(nonEmpty(env.SOCIAL_PUBLISHER_READ_ONLY));
+    return { readOnly, ...(toolsets ? { toolsets } : {}) };
   } catch (error) {
     throw new ConfigError((error as Error).message);
   }
@@ -378,6 +441,8 @@ const OPTIONS = {
   channel: { type: 'string' },
   name: { type: 'string' },
   'paste-code': { type: 'boolean' },
+  user: { type: 'string' },
+  key: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;

@@ -33,11 +33,16 @@ async function stdioWith(settings: Record<string, string>) {
 }
 
 describe('tool selection over stdio', () => {
-  it('offers every tool by default, and with the bundle\'s unset settings ("false" and "")', async () => {
+  it('offers every tool by default, and with the unset settings of a bundle host ("false", "" or the placeholder)', async () => {
     expect((await stdioWith({})).names).toEqual(ALL);
-    expect(
-      (await stdioWith({ SOCIAL_PUBLISHER_READ_ONLY: 'false', SOCIAL_PUBLISHER_TOOLSETS: '' })).names,
-    ).toEqual(ALL);
+    const unset = { SOCIAL_PUBLISHER_READ_ONLY: 'false', SOCIAL_PUBLISHER_TOOLSETS: '' };
+    expect((await stdioWith(unset)).names).toEqual(ALL);
+    // A host that does not expand an unset setting passes its placeholder through.
+    const placeholders = {
+      SOCIAL_PUBLISHER_READ_ONLY: ['$', '{user_config.read_only}'].join(''),
+      SOCIAL_PUBLISHER_TOOLSETS: ['$', '{user_config.toolsets}'].join(''),
+    };
+    expect((await stdioWith(placeholders)).names).toEqual(ALL);
   });
 
   it('read-only: lists only the tools whose readOnlyHint is true, refuses the others by name, and says so', async () => {
