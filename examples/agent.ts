@@ -2,7 +2,7 @@
  * An agent using the MCP SDK client to run the whole flow against the server over stdio:
  * list brands → pick a collection → upload an image → schedule a post → list the posts back.
  *
- *   npm run build && npx tsx examples/agent.ts
+ *   npm run build && npx -y tsx examples/agent.ts
  *
  * SOCIAL_PUBLISHER_DATA_DIR chooses the store (default: a fresh temporary directory, with the demo).
  */

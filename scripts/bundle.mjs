@@ -5,16 +5,13 @@
  *   node scripts/bundle.mjs [--stage DIR] [--out FILE]
  *
  * 1. `mcpb validate manifest.json`, and the manifest agrees with package.json and dist/.
- * 2. Stages a clean directory (default build/bundle/): manifest.json, README.md, LICENSE (if any), the
- *    compiled dist/ (no source maps, no output whose source is gone), package.json and the production
- *    dependencies from package-lock.json: `npm ci --omit=dev --omit=optional --ignore-scripts`. So no
- *    better-sqlite3: the bundle runs on the host's Node >= 22.13 and its built-in node:sqlite, because
- *    native addons break in Claude Desktop (see "Storage" in the product spec).
- * 3. Prunes what never runs (type declarations, TypeScript sources, source maps, markdown), keeping every
- *    file a package's "main" or "exports" points to for Node.
- * 4. Fails if a native addon slipped in: a .node file, a binding.gyp, a build/Release or prebuilds folder,
- *    or better-sqlite3 itself.
- * 5. `mcpb pack` into social-publisher-mcp-<version>.mcpb at the repository root (default), and prints
+ * 2. Stages a clean directory (default build/bundle/): manifest.json, README.md, LICENSE (if any), a
+ *    runtime package.json and the bundled dist/ (scripts/build.mjs: every dependency is inside it), without
+ *    source maps. No node_modules (test/bundle/ runs the unpacked bundle without any). So no SQLite addon: the bundle
+ *    runs on the host's Node >= 22.13 and its built-in node:sqlite, because native addons break in Claude
+ *    Desktop (see "Storage" in the product spec).
+ * 3. Fails if a native addon slipped in (a .node file, a binding.gyp, a build/Release or prebuilds folder).
+ * 4. `mcpb pack` into social-publisher-mcp-<version>.mcpb at the repository root (default), and prints
  *    its path and size.
  *
  * Needs nothing but the npm registry (or npm's cache). Exits non-zero with a message on any failure.
@@ -102,71 +99,12 @@ function checkManifest(manifest, pkg) {
   if (problems.length > 0) throw new BundleError(`manifest.json: ${problems.join('; ')}.`);
 }
 
-/** dist/ without source maps, and without output whose TypeScript source no longer exists (stale). */
+/** dist/ without source maps: the bundled program (scripts/build.mjs empties dist/ before it writes). */
 function copyDist(stage) {
-  const skipped = [];
   cpSync(join(ROOT, 'dist'), join(stage, 'dist'), {
     recursive: true,
-    filter: (source) => {
-      if (source.endsWith('.map')) return false;
-      if (!source.endsWith('.js')) return true;
-      const rel = relative(join(ROOT, 'dist'), source);
-      const base = join(ROOT, 'src', rel.slice(0, -'.js'.length));
-      if (['.ts', '.mts', '.tsx', '.js'].some((ext) => existsSync(base + ext))) return true;
-      skipped.push(rel);
-      return false;
-    },
+    filter: (source) => !source.endsWith('.map'),
   });
-  if (skipped.length > 0) console.warn(`Left out stale dist files (no source): ${skipped.join(', ')}`);
-}
-
-/** Node's conditions at run time; "types", "source", "browser", "deno" and the like never load. */
-const RUNTIME_CONDITIONS = new Set(['node', 'import', 'require', 'default', 'module-sync', 'node-addons']);
-
-function exportTargets(value, out) {
-  if (typeof value === 'string') out.push(value);
-  else if (Array.isArray(value)) for (const item of value) exportTargets(item, out);
-  else if (value && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      if (key.startsWith('.') || RUNTIME_CONDITIONS.has(key)) exportTargets(item, out);
-    }
-  }
-  return out;
-}
-
-/** The files Node may load as a package's entry points: "main" and "exports" targets. */
-function entryFiles(nodeModules) {
-  const keep = new Set();
-  for (const file of walk(nodeModules)) {
-    if (!file.endsWith(`${sep}package.json`)) continue;
-    let pkg;
-    try {
-      pkg = readJson(file);
-    } catch {
-      continue;
-    }
-    const dir = dirname(file);
-    const targets = exportTargets(pkg.exports, []);
-    if (typeof pkg.main === 'string') targets.push(pkg.main, `${pkg.main}.js`, join(pkg.main, 'index.js'));
-    for (const target of targets) if (!target.includes('*')) keep.add(resolve(dir, target));
-  }
-  return keep;
-}
-
-const PRUNE = /(\.d\.[cm]?ts|\.[cm]?ts|\.tsx|\.map|\.md|\.markdown)$/i;
-
-function prune(nodeModules) {
-  const keep = entryFiles(nodeModules);
-  let count = 0;
-  let bytes = 0;
-  for (const file of walk(nodeModules)) {
-    if (!PRUNE.test(file) || keep.has(file)) continue;
-    bytes += statSync(file).size;
-    rmSync(file);
-    count++;
-  }
-  rmSync(join(nodeModules, '.package-lock.json'), { force: true });
-  return { count, bytes };
 }
 
 /** A native addon anywhere in the staged directory: .node files, node-gyp inputs or outputs, prebuilds. */
@@ -189,7 +127,7 @@ export function nativeArtifacts(dir) {
 
 /** The staged package.json: what the program needs at run time, nothing for development. */
 function runtimePackageJson(pkg, manifest) {
-  const { name, version, description, license, type, main, bin, dependencies } = pkg;
+  const { name, version, description, license, type, main, bin } = pkg;
   return {
     name,
     version,
@@ -199,7 +137,6 @@ function runtimePackageJson(pkg, manifest) {
     main,
     bin,
     engines: { node: manifest.compatibility.runtimes.node },
-    dependencies,
   };
 }
 
@@ -222,22 +159,14 @@ export function buildBundle({ stage = join(ROOT, 'build', 'bundle'), out } = {})
     throw new BundleError(`refusing to stage into ${stage}`);
   rmSync(stage, { recursive: true, force: true });
   mkdirSync(stage, { recursive: true });
-  for (const file of ['manifest.json', 'package.json', 'package-lock.json', 'README.md', 'LICENSE']) {
+  for (const file of ['manifest.json', 'README.md', 'LICENSE']) {
     if (existsSync(join(ROOT, file))) cpSync(join(ROOT, file), join(stage, file));
   }
-  copyDist(stage);
-
-  console.warn(`npm ci --omit=dev --omit=optional --ignore-scripts (in ${relative(ROOT, stage) || stage})`);
-  run('npm', ['ci', '--omit=dev', '--omit=optional', '--ignore-scripts', '--no-audit', '--no-fund'], {
-    cwd: stage,
-  });
   writeFileSync(
     join(stage, 'package.json'),
     `${JSON.stringify(runtimePackageJson(pkg, manifest), null, 2)}\n`,
   );
-  rmSync(join(stage, 'package-lock.json'));
-  const pruned = prune(join(stage, 'node_modules'));
-  console.warn(`Pruned ${pruned.count} files (${size(pruned.bytes)}) that never run`);
+  copyDist(stage);
 
   const native = nativeArtifacts(stage);
   if (native.length > 0) {

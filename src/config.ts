@@ -8,16 +8,11 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseReadOnly, parseToolsets, type ToolSelection } from './mcp/toolsets.js';
+import { USAGE } from './usage.js';
 
-export type Command =
-  | 'stdio'
-  | 'serve'
-  | 'import'
-  | 'connect'
-  | 'disconnect'
-  | 'keys'
-  | 'help'
-  | 'version';
+export { USAGE };
+
+export type Command = 'stdio' | 'serve' | 'import' | 'connect' | 'disconnect' | 'keys' | 'help' | 'version';
 
 /** `keys create|list|revoke`: the API keys of a user of the local store. */
 export interface KeysRequest {
@@ -87,51 +82,6 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-export const USAGE = `Usage:
-  social-publisher-mcp [stdio]                                 MCP over stdio (default)
-  social-publisher-mcp serve [--host 127.0.0.1] [--port 8787]  REST /v1 + MCP /mcp
-  social-publisher-mcp import FILE                             upsert a workspace file, print ids as JSON
-  social-publisher-mcp connect mastodon --brand B --instance URL [--token-env VAR] [--collection C]...
-  social-publisher-mcp connect bluesky  --brand B --handle H [--service URL] [--password-env VAR] [--collection C]...
-  social-publisher-mcp connect telegram --brand B --chat CHAT [--token-env VAR] [--api-root URL] [--collection C]...
-                             verify an account and connect it as a channel of the brand (prints the channel
-                             as JSON); without --*-env the secret is asked for on the terminal, unechoed.
-                             Also: --name NAME (the channel's name), --paste-code (Mastodon sign-in without
-                             a browser redirect to this machine)
-  social-publisher-mcp disconnect --brand B --channel NAME_OR_ID
-                             make the channel INACTIVE and erase its secrets
-  social-publisher-mcp keys create --user NAME
-                             make a new API key for the user (name or id): printed once, as JSON on stdout;
-                             only its hash is stored. The way to recover a lost key.
-  social-publisher-mcp keys list [--user NAME]
-                             each user's keys as JSON: id, prefix, created, last used, revoked (never the key)
-  social-publisher-mcp keys revoke --user NAME --key ID
-                             refuse the key from now on (--key: its id, its prefix or the whole key)
-  social-publisher-mcp --help | --version
-
-Environment:
-  SOCIAL_PUBLISHER_DATA_DIR  where the SQLite file and uploaded media live
-  SOCIAL_PUBLISHER_API_KEY   stdio: which local user acts (optional with one user); remote mode: the key sent
-  SOCIAL_PUBLISHER_API_URL   remote mode: base URL (including /v1) of a server speaking the REST API
-  SOCIAL_PUBLISHER_DEMO      0 = do not create the demo workspace in an empty store
-  SOCIAL_PUBLISHER_READ_ONLY 1 = offer only the MCP tools that change nothing (lists, get_post, get_queue)
-  SOCIAL_PUBLISHER_TOOLSETS  comma-separated MCP toolsets to offer: workspace, media, posting, lifecycle
-                             (default: all)
-  SOCIAL_PUBLISHER_WEBHOOK_URL, SOCIAL_PUBLISHER_WEBHOOK_SECRET
-                             publish by POSTing each delivery, signed, to this URL (default: the sandbox);
-                             or put {"webhookUrl": ..., "webhookSecret": ...} in DATA_DIR/publisher.json
-  SOCIAL_PUBLISHER_MEDIA_URL_ALLOW
-                             comma-separated addresses or CIDR ranges that media URLs may point to although
-                             private or local (e.g. 10.0.0.0/8); by default such addresses are refused
-  SOCIAL_PUBLISHER_CLAIM_LEASE_SECONDS
-                             how long a delivery being sent stays claimed by its process unless renewed
-                             (default 30): a process that stops mid-send has its deliveries taken over then
-  SOCIAL_PUBLISHER_SECRET_KEY
-                             key that encrypts channel credentials at rest: 64 hex digits, or a passphrase of
-                             16+ characters (default: a 0600 key file, secret.key, in the data directory)
-  SOCIAL_PUBLISHER_PLATFORM_TIMEOUT_SECONDS
-                             deadline of one request to Mastodon, Bluesky or Telegram (default 30)`;
-
 /** The OS's per-user data directory for this program. */
 export function defaultDataDir(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): string {
   const home = homedir();
@@ -165,14 +115,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
   if (values.help) command = 'help';
   else if (values.version) command = 'version';
   else if (first === undefined || first === 'stdio') command = 'stdio';
-  else if (
-    first === 'serve' ||
-    first === 'import' ||
-    first === 'connect' ||
-    first === 'disconnect' ||
-    first === 'keys'
-  )
-    command = first;
+  else if (['serve', 'import', 'connect', 'disconnect', 'keys'].includes(first)) command = first as Command;
   else throw new ConfigError(`Unknown command "${first}".\n\n${USAGE}`);
 
   const expected = command === 'import' || command === 'connect' || command === 'keys' ? 1 : 0;

@@ -1,35 +1,39 @@
 #!/usr/bin/env node
 /**
- * argv → config → one mode (stdio | serve | import); nothing else. Only the config and the stdio
- * handshake are imported up front; each mode imports what it needs when it starts. In stdio mode the
- * client's `initialize` is answered first (mcp/handshake.ts), then the server is loaded: an MCP client
- * waits for that answer, and loading the server is most of a start.
+ * argv → config → one mode (stdio | serve | import | connect | keys); nothing else. Only the config is
+ * imported up front; each mode imports what it needs when it starts (scripts/build.mjs bundles each
+ * lazily imported part as its own chunk). In stdio mode the server is loaded, then connected: a start-up
+ * failure (a bad setting, an unreadable store) answers the client's `initialize` with the reason instead
+ * of a result (mcp/startup-failure.ts), so the client shows why the server did not start.
  */
 import { readFileSync } from 'node:fs';
 import { type Config, ConfigError, loadConfig, USAGE } from './config.js';
 import { isStorageFault, StorageStartError, ValidationError } from './domain/errors.js'; // no imports of its own
 import type { LocalRuntime } from './local-runtime.js';
 import { logError, logInfo } from './logger.js';
-import { SERVER_NAME, type StdioHandshake, startStdioHandshake } from './mcp/handshake.js';
+import { SERVER_NAME } from './mcp/handshake.js';
 import type { PublishingEventFeed, PublishingLog } from './mcp/logging.js';
 import type { ToolSelection } from './mcp/toolsets.js';
 import type { startPublishingEngine } from './publish/engine.js';
 import type { PublishingService } from './service/publishing-service.js';
 
-const VERSION = (
-  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
-).version;
+/** The build writes the version in (scripts/build.mjs); from source, package.json has it. */
+declare const __VERSION__: string | undefined;
+const VERSION =
+  typeof __VERSION__ === 'string'
+    ? __VERSION__
+    : (
+        JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+          version: string;
+        }
+      ).version;
+
+/** Set once the stdio server is connected: from then on, failures are the protocol's to report. */
+let stdioConnected = false;
 
 async function runStdio(config: Config): Promise<void> {
-  const handshake = startStdioHandshake({ version: VERSION, logging: !config.apiUrl, tools: config.tools });
-  try {
-    await handshake.settled;
-    if (config.apiUrl) await runRemoteStdio(config, config.apiUrl, handshake);
-    else await runLocalStdio(config, handshake);
-  } finally {
-    // stdin has been read from: released, so that a failed start exits rather than waits on it.
-    handshake.close();
-  }
+  if (config.apiUrl) await runRemoteStdio(config, config.apiUrl);
+  else await runLocalStdio(config);
 }
 
 function engineOptions(
@@ -52,7 +56,7 @@ function engineOptions(
   };
 }
 
-async function runLocalStdio(config: Config, handshake: StdioHandshake): Promise<void> {
+async function runLocalStdio(config: Config): Promise<void> {
   const [
     { openLocalRuntime },
     { PublishingEventFeed },
@@ -88,7 +92,7 @@ async function runLocalStdio(config: Config, handshake: StdioHandshake): Promise
         `MCP server on stdio, acting as ${user.name}, data in ${config.dataDir}. Waiting for an MCP client (Ctrl-D to quit).`,
       );
     }
-    await serveStdioWith(service, handshake, config.tools, {
+    await serveStdioWith(service, config.tools, {
       feed: events,
       canSeeBrand: (brandId) => canSeeBrand(runtime.store, user, brandId),
     });
@@ -99,7 +103,7 @@ async function runLocalStdio(config: Config, handshake: StdioHandshake): Promise
 }
 
 /** Remote mode: the same tools, acting on a server that speaks the REST API. */
-async function runRemoteStdio(config: Config, apiUrl: string, handshake: StdioHandshake): Promise<void> {
+async function runRemoteStdio(config: Config, apiUrl: string): Promise<void> {
   if (!config.apiKey)
     throw new ConfigError('Remote mode needs the key to send: set SOCIAL_PUBLISHER_API_KEY.');
   const [{ UrlDownloader }, { RemotePublishingService }] = await Promise.all([
@@ -116,7 +120,7 @@ async function runRemoteStdio(config: Config, apiUrl: string, handshake: StdioHa
   try {
     if (process.stdin.isTTY)
       logInfo(`MCP server on stdio, acting on ${apiUrl}. Waiting for an MCP client (Ctrl-D to quit).`);
-    await serveStdioWith(service, handshake, config.tools);
+    await serveStdioWith(service, config.tools);
   } finally {
     await service.close();
     await downloader.close();
@@ -125,7 +129,6 @@ async function runRemoteStdio(config: Config, apiUrl: string, handshake: StdioHa
 
 async function serveStdioWith(
   service: PublishingService,
-  handshake: StdioHandshake,
   tools: ToolSelection,
   publishingLog?: PublishingLog,
 ): Promise<void> {
@@ -143,7 +146,9 @@ async function serveStdioWith(
     publishingLog,
     tools,
   });
-  await serveStdio(server, inFlight, handshake, logError);
+  await serveStdio(server, inFlight, () => {
+    stdioConnected = true;
+  });
 }
 
 async function runServe(config: Config): Promise<void> {
@@ -238,6 +243,11 @@ async function main(): Promise<number> {
       else await runDisconnect(config);
       return 0;
     }
+    case 'keys': {
+      const { runKeys } = await import('./cli/keys.js');
+      process.stdout.write(runKeys(config));
+      return 0;
+    }
     case 'serve':
       await runServe(config);
       return 0;
@@ -247,26 +257,45 @@ async function main(): Promise<number> {
   }
 }
 
+/** The reason a start failed, in one line for the client (its details stay in the log). */
+function failureReason(error: unknown): string {
+  if (error instanceof ConfigError || error instanceof StorageStartError) return error.message;
+  if (isStorageFault(error)) return `${error.reason} (nothing was saved)`;
+  return `${error instanceof Error ? error.message : String(error)}; the server's log (stderr) has the details`;
+}
+
+function report(error: unknown): void {
+  if (error instanceof ConfigError || error instanceof StorageStartError) {
+    process.stderr.write(`social-publisher-mcp: ${error.message}\n`);
+  } else if (isStorageFault(error)) {
+    // A write refused once the store was open (an import, the demo, a key): the reason, then the real fault.
+    logError(`stopped, the last write was not saved: ${error.reason}`, error.cause ?? error);
+  } else if (error instanceof ValidationError) {
+    const lines = Object.entries(error.errors).flatMap(([path, messages]) =>
+      messages.map((m) => `  ${path}: ${m}`),
+    );
+    process.stderr.write(
+      `social-publisher-mcp: the workspace file is invalid, nothing was imported:\n${lines.join('\n')}\n`,
+    );
+  } else {
+    logError('failed', error);
+  }
+}
+
+/** stdio is the default mode: no command, or `stdio`. */
+const stdioMode = (argv: readonly string[]) => argv.length === 0 || argv[0] === 'stdio';
+
 main().then(
   (code) => {
     process.exitCode = code;
   },
-  (error: unknown) => {
-    if (error instanceof ConfigError || error instanceof StorageStartError) {
-      process.stderr.write(`social-publisher-mcp: ${error.message}\n`);
-    } else if (isStorageFault(error)) {
-      // A write refused once the store was open (an import, the demo, a key): the reason, then the real fault.
-      logError(`stopped, the last write was not saved: ${error.reason}`, error.cause ?? error);
-    } else if (error instanceof ValidationError) {
-      const lines = Object.entries(error.errors).flatMap(([path, messages]) =>
-        messages.map((m) => `  ${path}: ${m}`),
-      );
-      process.stderr.write(
-        `social-publisher-mcp: the workspace file is invalid, nothing was imported:\n${lines.join('\n')}\n`,
-      );
-    } else {
-      logError('failed', error);
-    }
+  async (error: unknown) => {
+    report(error);
     process.exitCode = 1;
+    // The client waits for its `initialize` answer: the reason, instead of a result.
+    if (stdioMode(process.argv.slice(2)) && !stdioConnected) {
+      const { refuseStartup } = await import('./mcp/startup-failure.js');
+      await refuseStartup(failureReason(error));
+    }
   },
 );

@@ -6,6 +6,7 @@
 import type { DeliveryStatus } from './domain/delivery.js';
 import type { PostStatus } from './domain/post-schemas.js';
 import type {
+  ApiKeyRecord,
   BrandRecord,
   BrandUpsert,
   ChannelActivity,
@@ -17,6 +18,7 @@ import type {
   ConnectionUpsert,
   DeliveryRecord,
   MediaRecord,
+  NewApiKey,
   NewDelivery,
   NewPost,
   PageWindow,
@@ -189,6 +191,24 @@ export interface ConnectionStore {
   storeId(): string;
 }
 
+/**
+ * API keys: a user may have several; only their SHA-256 hashes are stored. A revoked key stays listed
+ * (and keeps its hash, so that importing the same key again does not bring it back).
+ */
+export interface ApiKeyStore {
+  /** The key with this hash, revoked or not, and its user. */
+  findByHash(keyHash: string): { key: ApiKeyRecord; keyHash: string; user: UserRecord } | undefined;
+  /** A user's keys, oldest first, revoked ones included. */
+  ofUser(userId: string): ApiKeyRecord[];
+  add(userId: string, key: NewApiKey, nowMs: number): ApiKeyRecord;
+  /** Adds a user's first key; false when the user has or had one (added meanwhile by another process). */
+  addFirst(userId: string, key: NewApiKey, nowMs: number): boolean;
+  /** Records that the key was accepted at `nowMs`. */
+  recordUse(keyId: number, nowMs: number): void;
+  /** Refuses the key from now on; false when it was revoked already. */
+  revoke(keyId: number, nowMs: number): boolean;
+}
+
 /** The sandbox publisher's record of what each platform would have received. */
 export interface SandboxOutbox {
   /**
@@ -212,12 +232,12 @@ export interface Store {
   isEmpty(): boolean;
   countUsers(): number;
   onlyUser(): UserRecord | undefined;
-  findUserByKeyHash(apiKeyHash: string): { user: UserRecord; apiKeyHash: string } | undefined;
+  /** Every user, oldest first. */
+  listUsers(): UserRecord[];
   getUser(userId: string): UserRecord | undefined;
-  /** Users that have no API key yet (the demo user of a fresh store). */
+  /** Users that never had an API key (the demo user of a fresh store); revoked keys count as had. */
   usersWithoutKey(): UserRecord[];
-  /** Gives a user without a key this one; false when the user has a key already (set meanwhile). */
-  setApiKeyHash(userId: string, apiKeyHash: string): boolean;
+  readonly apiKeys: ApiKeyStore;
 
   countBrandsOfUser(userId: string): number;
   listBrandsOfUser(userId: string, window: PageWindow): BrandRecord[];

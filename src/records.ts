@@ -159,6 +159,32 @@ export interface UserUpsert {
   brandIds: number[];
 }
 
+/**
+ * Where an API key came from: `keys create` (`cli`), the first `serve` of a user without one (`serve`),
+ * a workspace file (`import`), or a store older than the key registry (`migrated`).
+ */
+export type ApiKeyOrigin = 'cli' | 'serve' | 'import' | 'migrated';
+
+/** An API key as the store knows it: never the key itself, only its hash (kept apart) and a prefix. */
+export interface ApiKeyRecord {
+  id: number;
+  userId: string;
+  /** The key's first characters (`spk_AbCd1234`), to recognise it; null where the key was not made here. */
+  prefix: string | null;
+  origin: ApiKeyOrigin;
+  createdAtMs: number;
+  /** Last accepted, to the minute; null when never used. */
+  lastUsedAtMs: number | null;
+  /** Refused from this time on; null while active. */
+  revokedAtMs: number | null;
+}
+
+export interface NewApiKey {
+  keyHash: string;
+  prefix: string | null;
+  origin: ApiKeyOrigin;
+}
+
 /** How a channel has fared: why it is INACTIVE, its last error, its last publication. */
 export interface ChannelActivity {
   statusReason: string | null;

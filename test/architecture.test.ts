@@ -21,8 +21,8 @@ function importsOf(text: string): string[] {
 }
 
 describe('architecture', () => {
-  it('writes to stdout only from main.ts (help, version, import output), the connect command (its JSON) and the protocol (the handshake); stdio mode owns stdout', () => {
-    const allowed = ['main.ts', 'mcp/handshake.ts', 'cli/connect.ts'];
+  it('writes to stdout only from main.ts (help, version, import and keys output), the connect command (its JSON) and the protocol (a start-up failure); stdio mode owns stdout', () => {
+    const allowed = ['main.ts', 'mcp/startup-failure.ts', 'cli/connect.ts'];
     const offenders = files
       .filter((file) => !allowed.includes(file.path))
       .filter((file) => /process\.stdout|console\.(log|info|debug)\(/.test(file.text))
@@ -30,11 +30,12 @@ describe('architecture', () => {
     expect(offenders).toEqual([]);
   });
 
-  it('answers the stdio handshake without loading zod, the SDK or any dependency', () => {
-    // The point of the handshake: main.ts, config.ts, logger.ts and handshake.ts load in milliseconds.
+  it('reads its settings, and reports a start-up failure, without loading zod, the SDK or any dependency', () => {
+    // A start that fails (a bad setting) must be told to the client even when a dependency cannot load.
     const upFront = [
       'main.ts',
       'config.ts',
+      'usage.ts',
       'logger.ts',
       'mcp/handshake.ts',
       'mcp/toolsets.ts',

@@ -23,8 +23,8 @@ describe('manifest.json (MCP Bundle)', () => {
 
   it('requires a Node with node:sqlite, so the bundle needs no native addon', () => {
     expect(manifest.compatibility.runtimes.node).toBe('>=22.13.0');
-    expect(pkg.optionalDependencies['better-sqlite3']).toBeDefined();
-    expect(pkg.dependencies['better-sqlite3']).toBeUndefined();
+    expect(pkg.optionalDependencies['@photostructure/sqlite']).toBeDefined();
+    expect(pkg.dependencies['@photostructure/sqlite']).toBeUndefined();
   });
 
   it('passes the read-only and toolset settings to the server', () => {

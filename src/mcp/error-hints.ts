@@ -368,6 +368,8 @@ export async function explainError(error: ServiceError, call: FailedCall): Promi
     const hint = notFoundHint(error.key);
     return [hint ? `${error.message} ${hint}` : error.message];
   }
+  // Remote mode: the cause names the server that refused the key and the settings to check.
+  if (error.cause instanceof Error) return [`${error.cause.message} Retrying will not help; tell the user.`];
   return [
     `${error.message} The server refused the API key: the user must set SOCIAL_PUBLISHER_API_KEY to a valid key; retrying will not help.`,
   ];

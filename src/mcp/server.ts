@@ -6,6 +6,8 @@
  * client as log messages (logging.ts).
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import {
   CallToolRequestSchema,
   ErrorCode,
@@ -26,7 +28,7 @@ import { TOOLS } from './registry.js';
 import { registerResources } from './resources.js';
 import { errorResult, successResult } from './results.js';
 import type { ToolContext } from './tool.js';
-import { listedTools } from './tool-list.js';
+import { allListedTools } from './tool-list.js';
 import { ALL_TOOLS, selectTools, type ToolSelection, whyUnavailable } from './toolsets.js';
 
 export interface McpServerOptions {
@@ -45,6 +47,20 @@ export interface McpServerOptions {
   tools?: ToolSelection;
 }
 
+/**
+ * The SDK's validator (for what a client answers to elicitation), made on first use rather than with
+ * every server: making it compiles ajv's formats, a few milliseconds of each start.
+ */
+function lazyValidator(): jsonSchemaValidator {
+  let validator: AjvJsonSchemaValidator | undefined;
+  return {
+    getValidator: (schema) => {
+      validator ??= new AjvJsonSchemaValidator();
+      return validator.getValidator(schema);
+    },
+  };
+}
+
 /** tools/list never changes during a session: computed once per process and selection. */
 const toolLists = new Map<string, Tool[]>();
 
@@ -52,7 +68,8 @@ function listTools(selection: ToolSelection): Tool[] {
   const key = JSON.stringify(selection);
   let list = toolLists.get(key);
   if (!list) {
-    list = listedTools(selectTools(TOOLS, selection));
+    const offered = new Set(selectTools(TOOLS, selection).map((tool) => tool.name));
+    list = allListedTools().filter((tool) => offered.has(tool.name));
     toolLists.set(key, list);
   }
   return list;
@@ -115,6 +132,7 @@ export function createMcpServer(service: PublishingService, options: McpServerOp
     { name: options.name, version: options.version, title: SERVER_TITLE },
     {
       instructions: instructionsFor(options.tools ?? ALL_TOOLS),
+      jsonSchemaValidator: lazyValidator(),
       // Only a capability given here gets the SDK's logging/setLevel handler.
       ...(options.publishingLog ? { capabilities: { logging: {} } } : {}),
     },

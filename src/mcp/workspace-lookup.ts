@@ -5,7 +5,7 @@
  * (prompts and resources have no error result, unlike tools).
  */
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { isServiceError, ValidationError } from '../domain/errors.js';
+import { isServiceError, UnauthenticatedError, ValidationError } from '../domain/errors.js';
 import { type Brand, type Collection, PER_PAGE_MAX } from '../domain/schemas.js';
 import type { Page, PublishingService } from '../service/publishing-service.js';
 
@@ -100,7 +100,10 @@ export async function answering<T>(log: ErrorLog, code: number, work: () => Prom
     if (error instanceof McpError) throw error;
     if (isServiceError(error)) {
       const details = error instanceof ValidationError ? Object.values(error.errors).flat() : [];
-      throw requestError(code, [error.message, ...details].join(' '));
+      // Remote mode: a refused key's cause names the server and the settings to check.
+      const cause =
+        error instanceof UnauthenticatedError && error.cause instanceof Error ? [error.cause.message] : [];
+      throw requestError(code, [error.message, ...details, ...cause].join(' '));
     }
     log('prompt or resource request failed unexpectedly', error);
     throw requestError(

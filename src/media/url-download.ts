@@ -96,12 +96,13 @@ function mappedIPv4(address: string): string | undefined {
   return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
 }
 
-const SPECIAL_IPV4 = specialRanges('ipv4');
-const SPECIAL_IPV6 = specialRanges('ipv6');
+/** Built on the first check, not at start: most sessions never fetch a URL. */
+let special: { ipv4: BlockList; ipv6: BlockList } | undefined;
 
 /** The address is in a special-purpose range (whatever an allow-list says). */
 export function isSpecialPurposeAddress(address: string): boolean {
-  return isIP(address) === 6 ? SPECIAL_IPV6.check(address, 'ipv6') : SPECIAL_IPV4.check(address, 'ipv4');
+  special ??= { ipv4: specialRanges('ipv4'), ipv6: specialRanges('ipv6') };
+  return isIP(address) === 6 ? special.ipv6.check(address, 'ipv6') : special.ipv4.check(address, 'ipv4');
 }
 
 function allowList(entries: readonly string[]): BlockList {

@@ -1,7 +1,7 @@
 /**
  * A REST error answer turned back into the service's typed errors, so remote mode fails exactly as
  * local mode does: the spec's 422 body → ValidationError, its 404 body → NotFoundError, any 401 →
- * UnauthenticatedError, a 507 → StorageFullError and a 503 whose body names `storage` →
+ * UnauthenticatedError (its cause names the server and the settings to check), a 507 → StorageFullError and a 503 whose body names `storage` →
  * StorageReadOnlyError (the server's storage faults). Anything else (another status, or a body not in
  * the spec's form, such as a proxy's HTML page) is a plain Error naming the request and the status.
  */
@@ -49,15 +49,24 @@ function notFoundOf(body: Record<string, unknown>): NotFoundError | undefined {
 }
 
 /**
- * The error for a non-2xx answer. `request` names it (`GET http://host/v1/me`), `attempts` says how
- * often it was sent; `redact` removes the API key from any text taken from the answer.
+ * Why a server refused the key, for the person who configured remote mode: which server, and which
+ * settings to check. The cause of the UnauthenticatedError, whose own message stays the spec's.
+ */
+export function keyRefusedText(apiRoot: string): string {
+  return `The server at ${apiRoot} refused the API key (401 Unauthenticated). Check SOCIAL_PUBLISHER_API_KEY (the key of your user on that server) and SOCIAL_PUBLISHER_API_URL.`;
+}
+
+/**
+ * The error for a non-2xx answer. `request` names it (`GET http://host/v1/me`), `apiRoot` is the base
+ * URL (`http://host/v1`), `attempts` says how often it was sent; `redact` removes the API key from any
+ * text taken from the answer.
  */
 export function errorFromResponse(
   status: number,
   bodyText: string,
-  context: { request: string; attempts: number; redact: (text: string) => string },
+  context: { request: string; apiRoot: string; attempts: number; redact: (text: string) => string },
 ): Error {
-  if (status === 401) return new UnauthenticatedError();
+  if (status === 401) return new UnauthenticatedError({ cause: new Error(keyRefusedText(context.apiRoot)) });
   const body = parseJson(bodyText);
   const object = isPlainObject(body) ? body : undefined;
   if (status === 422 && object) {

@@ -99,6 +99,7 @@ export class RestClient {
       if (answer.status < 200 || answer.status > 299) {
         throw errorFromResponse(answer.status, answer.text, {
           request,
+          apiRoot: this.root,
           attempts: attempt,
           redact: (text) => this.redact(text),
         });

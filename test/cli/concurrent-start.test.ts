@@ -4,8 +4,8 @@
  * its own or fail. Six stdio servers, each driven by the real SDK client, all answer; the store ends
  * with one demo user and two brands. Two `serve` at once: one key is printed, and it works on both.
  *
- * A stdio server opens the store only once its client's `initialize` arrives (src/mcp/handshake.ts):
- * the six are spawned first and then sent `initialize` in one tick, so that their starts overlap.
+ * A stdio server opens the store as it starts: the six are spawned in one tick, so that their starts
+ * overlap, and their clients connect once all are up.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -37,7 +37,7 @@ afterEach(async () => {
   await cleanup();
 });
 
-/** A stdio server spawned now, waiting for its client's `initialize`; `connect` sends it. */
+/** A stdio server spawned now; `connect` sends its client's `initialize`. */
 async function spawnStdio(env: Record<string, string>) {
   const transport = new StdioClientTransport({
     command: process.execPath,
@@ -69,15 +69,13 @@ async function spawnStdio(env: Record<string, string>) {
 function workspaceIn(dataDir: string): { users: string[]; brands: string[]; keys: number } {
   const db = openDatabase(join(dataDir, DATABASE_FILE));
   try {
-    const users = db.prepare('SELECT name, api_key_hash FROM users').all() as Array<{
-      name: string;
-      api_key_hash: string | null;
-    }>;
+    const users = db.prepare('SELECT name FROM users').all() as Array<{ name: string }>;
+    const keys = db.prepare('SELECT COUNT(*) AS n FROM api_keys').get() as { n: number };
     const brands = db.prepare('SELECT title FROM brands ORDER BY id').all() as Array<{ title: string }>;
     return {
       users: users.map((user) => user.name),
       brands: brands.map((brand) => brand.title),
-      keys: users.filter((user) => user.api_key_hash !== null).length,
+      keys: Number(keys.n),
     };
   } finally {
     db.close();
@@ -89,7 +87,7 @@ describe('six stdio servers started at once on a fresh data directory', () => {
     const dataDir = tempDir();
     const env = childEnv({ SOCIAL_PUBLISHER_DATA_DIR: dataDir });
     const servers = await Promise.all(Array.from({ length: 6 }, () => spawnStdio(env)));
-    await sleep(1000); // every process is up and reading its stdin
+    await sleep(1000); // every process has started (and opened the store) by now
     const outcomes = await Promise.allSettled(
       servers.map(async (server) => {
         await server.connect();

@@ -1,31 +1,16 @@
 /**
- * The stdio handshake (src/mcp/handshake.ts) answers `initialize` before the server is loaded. Shown
- * here: its answer is the SDK server's own, for every protocol version and both modes; the built
- * program sends exactly one reply to `initialize`, whatever arrives with it or around it; the server
- * still learns the client's capabilities (it asks an elicitation-capable client to confirm); anything
- * other than a plain `initialize` first is left to the server.
+ * The built program's handshake over stdio: loaded, then connected (no answer before the server is
+ * loaded). Shown here: one reply per request, whatever arrives with `initialize` or around it; the
+ * client's capabilities reach the server (it asks an elicitation-capable client to confirm); a start-up
+ * failure answers `initialize` with its reason instead of a result, as an SDK client sees it.
  */
 import type { ChildProcess } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import {
-  type CallToolResult,
-  ElicitRequestSchema,
-  type JSONRPCMessage,
-  LATEST_PROTOCOL_VERSION,
-  SUPPORTED_PROTOCOL_VERSIONS,
-} from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  initializeResult,
-  LATEST_PROTOCOL_VERSION as OUR_LATEST,
-  SUPPORTED_PROTOCOL_VERSIONS as OURS,
-  SERVER_NAME,
-} from '../../src/mcp/handshake.js';
-import { PublishingEventFeed } from '../../src/mcp/logging.js';
-import { createMcpServer } from '../../src/mcp/server.js';
-import { openTestRuntime } from '../support/local.js';
+import { INSTRUCTIONS, SERVER_NAME, SERVER_TITLE } from '../../src/mcp/handshake.js';
+import { STARTUP_FAILED } from '../../src/mcp/startup-failure.js';
 import {
   CHILD_TIMEOUT_MS,
   childEnv,
@@ -35,8 +20,6 @@ import {
   spawnMain,
   tempDir,
 } from './cli-harness.js';
-
-const VERSION = '9.9.9-test';
 
 function initialize(id: number | string, protocolVersion: string, extra: Record<string, unknown> = {}) {
   return {
@@ -51,50 +34,6 @@ function initialize(id: number | string, protocolVersion: string, extra: Record<
     },
   };
 }
-
-/** The SDK server's reply to `message`, sent over an in-memory transport. */
-async function sdkReply(message: JSONRPCMessage, logging: boolean): Promise<JSONRPCMessage> {
-  const rt = openTestRuntime();
-  const server = createMcpServer(rt.service, {
-    name: SERVER_NAME,
-    version: VERSION,
-    log: () => {},
-    ...(logging ? { publishingLog: { feed: new PublishingEventFeed(), canSeeBrand: () => true } } : {}),
-  });
-  const [ours, theirs] = InMemoryTransport.createLinkedPair();
-  const reply = new Promise<JSONRPCMessage>((resolve) => {
-    ours.onmessage = resolve;
-  });
-  await server.connect(theirs);
-  await ours.start();
-  await ours.send(message);
-  try {
-    return await reply;
-  } finally {
-    await server.close();
-    rt.close();
-  }
-}
-
-describe('the handshake answers as the SDK server does', () => {
-  it('knows the SDK’s protocol versions', () => {
-    expect(OURS).toEqual(SUPPORTED_PROTOCOL_VERSIONS);
-    expect(OUR_LATEST).toBe(LATEST_PROTOCOL_VERSION);
-  });
-
-  for (const logging of [true, false]) {
-    it(`gives the server's initialize result for each version (${logging ? 'local, with logging' : 'remote, no logging'})`, async () => {
-      for (const version of [...SUPPORTED_PROTOCOL_VERSIONS, '2099-01-01', '']) {
-        const reply = await sdkReply(initialize(7, version), logging);
-        expect(reply).toEqual({
-          jsonrpc: '2.0',
-          id: 7,
-          result: initializeResult(version, { version: VERSION, logging, tools: { readOnly: false } }),
-        });
-      }
-    });
-  }
-});
 
 /** Every line the child wrote to stdout, parsed, once `count` have arrived. */
 function collectLines(child: ChildProcess) {
@@ -154,11 +93,18 @@ describe('the built program over stdio', () => {
       {
         jsonrpc: '2.0',
         id: 1,
-        result: initializeResult('2025-06-18', {
-          version: expect.any(String) as never,
-          logging: true,
-          tools: { readOnly: false },
-        }),
+        result: {
+          protocolVersion: '2025-06-18',
+          capabilities: {
+            logging: {},
+            completions: {},
+            prompts: { listChanged: false },
+            resources: { listChanged: false },
+            tools: { listChanged: false },
+          },
+          serverInfo: { name: SERVER_NAME, version: expect.any(String), title: SERVER_TITLE },
+          instructions: INSTRUCTIONS,
+        },
       },
     ]);
     expect(out.lines[0]?.id).toBe(1);
@@ -180,9 +126,8 @@ describe('the built program over stdio', () => {
     );
   });
 
-  it('leaves a first message other than a plain initialize to the server, which answers it once', async () => {
+  it('answers a request sent before initialize, then initialize, once each', async () => {
     const { child, out } = start();
-    // A ping first; then an initialize whose capabilities the handshake does not judge (sampling: 5).
     child.stdin!.write(line({ jsonrpc: '2.0', id: 1, method: 'ping' }));
     await out.until(() => byId(out.lines, 1).length > 0);
     child.stdin!.write(line(initialize(2, '2025-06-18', { capabilities: { sampling: 5 } })));
@@ -205,7 +150,7 @@ describe('the built program over stdio', () => {
     expect(child.exitCode).toBeNull();
   });
 
-  it('reports a start-up failure found while loading on stderr, and exits 1, after answering initialize', async () => {
+  it('answers initialize with the reason a start failed, instead of a result; says it on stderr; exits 1', async () => {
     const child = spawnMain(
       [],
       childEnv({ SOCIAL_PUBLISHER_DATA_DIR: tempDir(), SOCIAL_PUBLISHER_API_KEY: 'not-a-key-of-this-store' }),
@@ -219,8 +164,33 @@ describe('the built program over stdio', () => {
     child.stdin!.on('error', () => {});
     child.stdin!.write(line(initialize(1, '2025-06-18')));
     expect(await exited).toBe(1);
-    expect(out.lines.map((l) => l.id)).toEqual([1]);
+    expect(out.lines).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        error: {
+          code: STARTUP_FAILED,
+          message: expect.stringMatching(
+            /^social-publisher-mcp could not start: SOCIAL_PUBLISHER_API_KEY matches no user of this store/,
+          ),
+        },
+      },
+    ]);
     expect(stderr).toContain('SOCIAL_PUBLISHER_API_KEY matches no user of this store');
+  });
+
+  it('a start-up failure reaches an SDK client as the error of its connect, with the reason', async () => {
+    const client = new Client({ name: 'handshake-test', version: '1' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [MAIN_JS],
+      env: childEnv({ SOCIAL_PUBLISHER_DATA_DIR: tempDir(), SOCIAL_PUBLISHER_TOOLSETS: 'postings' }),
+      stderr: 'ignore',
+    });
+    await expect(client.connect(transport, { timeout: CHILD_TIMEOUT_MS })).rejects.toThrow(
+      'social-publisher-mcp could not start: SOCIAL_PUBLISHER_TOOLSETS: unknown toolset "postings"; the toolsets are workspace, media, posting, lifecycle (or all).',
+    );
+    await client.close().catch(() => undefined);
   });
 
   it('exits when stdin closes before a whole line arrived', async () => {

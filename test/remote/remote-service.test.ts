@@ -259,6 +259,11 @@ describe('RemotePublishingService: error answers become the typed errors', () =>
     const error = await failure(client.getProfile());
     expect(error).toBeInstanceOf(UnauthenticatedError);
     expect(error.message).toBe('Unauthenticated.');
+    // The spec's message stays; the cause tells the person who set up remote mode what to check.
+    expect((error.cause as Error).message).toBe(
+      `The server at ${server!.baseUrl.replace(/\/+$/, '')} refused the API key (401 Unauthenticated). Check SOCIAL_PUBLISHER_API_KEY (the key of your user on that server) and SOCIAL_PUBLISHER_API_URL.`,
+    );
+    expect((error.cause as Error).message).not.toContain(API_KEY);
   });
 
   it('gives a plain Error with the status and the server message for anything else', async () => {

@@ -76,7 +76,9 @@ function storedWorkspace(dataDir: string) {
   const db = openDatabase(join(dataDir, DATABASE_FILE));
   try {
     return {
-      users: db.prepare('SELECT name, api_key_hash AS keyHash FROM users').all(),
+      users: db
+        .prepare('SELECT u.name, k.key_hash AS keyHash FROM users u LEFT JOIN api_keys k ON k.user_id = u.id')
+        .all(),
       brands: (db.prepare('SELECT title FROM brands ORDER BY id').all() as Array<{ title: string }>).map(
         (brand) => brand.title,
       ),

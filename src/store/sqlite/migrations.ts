@@ -186,6 +186,27 @@ const MIGRATIONS: readonly string[] = [
   CREATE TABLE store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
   INSERT INTO store_meta (key, value) VALUES ('store_id', lower(hex(randomblob(8))));
   `,
+  // 7: the key registry (`keys create|list|revoke`). A user may have several keys; each keeps its hash,
+  // a prefix to recognise it by, where it came from, when it was made, last used and revoked. A revoked
+  // key stays (its hash too), so that importing the same key again cannot bring it back. The keys of
+  // users.api_key_hash move here; SQLite cannot drop that UNIQUE column, so it stays, unused and NULL.
+  `
+  CREATE TABLE api_keys (
+    id INTEGER PRIMARY KEY,
+    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    key_hash TEXT NOT NULL UNIQUE,
+    prefix TEXT,
+    origin TEXT NOT NULL,
+    created_at_ms INTEGER NOT NULL,
+    last_used_at_ms INTEGER,
+    revoked_at_ms INTEGER
+  );
+  CREATE INDEX api_keys_of_user ON api_keys (user_id, id);
+  INSERT INTO api_keys (user_id, key_hash, prefix, origin, created_at_ms)
+    SELECT id, api_key_hash, NULL, 'migrated', joined_at_ms FROM users WHERE api_key_hash IS NOT NULL
+    ORDER BY joined_at_ms;
+  UPDATE users SET api_key_hash = NULL WHERE api_key_hash IS NOT NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -12,6 +12,7 @@ import type {
   UserRecord,
   UserUpsert,
 } from '../../ports.js';
+import { SqliteApiKeyStore } from './api-key-rows.js';
 import { SqliteConnectionStore } from './connection-rows.js';
 import { SqliteDeliveryStore, SqliteSandboxOutbox } from './delivery-rows.js';
 import type { SqlDatabase } from './driver.js';
@@ -47,6 +48,7 @@ export class SqliteStore implements Store {
   readonly deliveries: SqliteDeliveryStore;
   readonly sandbox: SqliteSandboxOutbox;
   readonly connections: SqliteConnectionStore;
+  readonly apiKeys: SqliteApiKeyStore;
   /**
    * Answers read from the workspace tables (users, brands, channels, collections and their links),
    * which change rarely: by key, frozen, exact as of the change epoch. This store's own workspace
@@ -67,6 +69,7 @@ export class SqliteStore implements Store {
     this.deliveries = new SqliteDeliveryStore(sql);
     this.sandbox = new SqliteSandboxOutbox(sql);
     this.connections = new SqliteConnectionStore(sql);
+    this.apiKeys = new SqliteApiKeyStore(sql);
   }
 
   /**
@@ -118,12 +121,8 @@ export class SqliteStore implements Store {
     return rows.length === 1 ? toUser(rows[0]!) : undefined;
   }
 
-  findUserByKeyHash(apiKeyHash: string): { user: UserRecord; apiKeyHash: string } | undefined {
-    const row = this.sql.get(
-      `SELECT ${USER_COLUMNS}, api_key_hash FROM users WHERE api_key_hash = ?`,
-      apiKeyHash,
-    );
-    return row && { user: toUser(row), apiKeyHash: String(row.api_key_hash) };
+  listUsers(): UserRecord[] {
+    return this.sql.all(`SELECT ${USER_COLUMNS} FROM users ORDER BY joined_at_ms, id`).map(toUser);
   }
 
   getUser(userId: string): UserRecord | undefined {
@@ -135,18 +134,11 @@ export class SqliteStore implements Store {
 
   usersWithoutKey(): UserRecord[] {
     return this.sql
-      .all(`SELECT ${USER_COLUMNS} FROM users WHERE api_key_hash IS NULL ORDER BY joined_at_ms`)
+      .all(
+        `SELECT ${USER_COLUMNS} FROM users u
+         WHERE NOT EXISTS (SELECT 1 FROM api_keys k WHERE k.user_id = u.id) ORDER BY joined_at_ms`,
+      )
       .map(toUser);
-  }
-
-  /** Sets the key of a user that has none; a key another process set meanwhile is kept (false). */
-  setApiKeyHash(userId: string, apiKeyHash: string): boolean {
-    const changed = this.sql.change(
-      'UPDATE users SET api_key_hash = ? WHERE id = ? AND api_key_hash IS NULL',
-      apiKeyHash,
-      userId,
-    );
-    return this.workspaceChanged(changed === 1);
   }
 
   countBrandsOfUser(userId: string): number {

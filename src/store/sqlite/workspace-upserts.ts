@@ -108,10 +108,17 @@ export function upsertCollection(
 }
 
 export function upsertUser(sql: Sql, user: UserUpsert, nowMs: number): string {
-  // Natural key: the API key (hashed); a local-only user (no key) is known by its name.
+  // Natural key: the API key (hashed; a revoked key still names its user, and stays revoked). A user
+  // without a key in the file is known by its name, among users that no file gave a key: keys issued
+  // here since (by `serve` or `keys create`) do not make the user a new one.
   const existing = user.apiKeyHash
-    ? sql.get('SELECT id FROM users WHERE api_key_hash = ?', user.apiKeyHash)
-    : sql.get('SELECT id FROM users WHERE api_key_hash IS NULL AND name = ?', user.name);
+    ? sql.get('SELECT user_id AS id FROM api_keys WHERE key_hash = ?', user.apiKeyHash)
+    : sql.get(
+        `SELECT id FROM users u WHERE name = ? AND NOT EXISTS
+           (SELECT 1 FROM api_keys k WHERE k.user_id = u.id AND k.origin IN ('import', 'migrated'))
+         ORDER BY joined_at_ms LIMIT 1`,
+        user.name,
+      );
   let id: string;
   if (existing) {
     id = String(existing.id);
@@ -119,13 +126,20 @@ export function upsertUser(sql: Sql, user: UserUpsert, nowMs: number): string {
   } else {
     id = `usr_${randomBytes(12).toString('base64url')}`;
     sql.run(
-      'INSERT INTO users (id, name, timezone, api_key_hash, joined_at_ms) VALUES (?, ?, ?, ?, ?)',
+      'INSERT INTO users (id, name, timezone, joined_at_ms) VALUES (?, ?, ?, ?)',
       id,
       user.name,
       user.timezone,
-      user.apiKeyHash,
       nowMs,
     );
+    if (user.apiKeyHash) {
+      sql.run(
+        `INSERT INTO api_keys (user_id, key_hash, prefix, origin, created_at_ms) VALUES (?, ?, NULL, 'import', ?)`,
+        id,
+        user.apiKeyHash,
+        nowMs,
+      );
+    }
   }
   sql.run('DELETE FROM user_brands WHERE user_id = ?', id);
   for (const brandId of user.brandIds) {
