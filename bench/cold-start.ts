@@ -43,7 +43,11 @@ export function timeToFirstCall(
     child.stdout.on('data', (chunk: string) => {
       out += chunk;
       for (let newline = out.indexOf('\n'); newline >= 0; newline = out.indexOf('\n')) {
-        const message = JSON.parse(out.slice(0, newline)) as { id?: number; error?: unknown; result?: unknown };
+        const message = JSON.parse(out.slice(0, newline)) as {
+          id?: number;
+          error?: unknown;
+          result?: unknown;
+        };
         out = out.slice(newline + 1);
         if (message.error) {
           reject(new Error(`answer ${message.id}: ${JSON.stringify(message.error)}`));
@@ -90,7 +94,10 @@ async function readyOn(node: string, runs: number): Promise<Figure[]> {
   const candidates = [
     { name: 'existing store', start: () => timeToFirstCall(node, [MAIN], serverEnv(existing), LIST_BRANDS) },
     { name: 'fresh data dir', start: () => timeToFirstCall(node, [MAIN], serverEnv(tempDir()), LIST_BRANDS) },
-    { name: 'server-everything', start: () => timeToFirstCall(node, [EVERYTHING, 'stdio'], process.env, ECHO) },
+    {
+      name: 'server-everything',
+      start: () => timeToFirstCall(node, [EVERYTHING, 'stdio'], process.env, ECHO),
+    },
   ].map((candidate) => ({ ...candidate, samples: [] as number[] }));
   // Warm the file cache (and the compile cache), then alternate so that noise falls on each alike.
   for (const candidate of candidates) {

@@ -6,8 +6,6 @@
  * client as log messages (logging.ts).
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import {
   CallToolRequestSchema,
   ErrorCode,
@@ -16,6 +14,8 @@ import {
   McpError,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { coerceArguments } from '../domain/lenient-input.js';
 import type { PublishingService } from '../service/publishing-service.js';
 import { confirmationContext } from './confirm.js';
