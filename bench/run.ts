@@ -2,7 +2,7 @@
  * The benchmarks of product.md's quality bars (npm run bench). Prints a table, each figure beside its
  * bar, and writes bench/results.json (with --latest, bench/latest.json too: the copy committed).
  *
- *   tsx bench/run.ts [--only cold-start,idle-rss,stdio,create-post,scheduler,upload] [--quick] [--latest]
+ *   tsx bench/run.ts [--only cold-start,idle-rss,stdio,create-post,scheduler,upload,install] [--quick] [--latest]
  *
  * --quick shrinks every benchmark (fewer starts, shorter runs, 100k posts at most): for trying changes,
  * not for the README. Expects a fresh build (npm run bench builds first).
@@ -13,6 +13,7 @@ import { parseArgs } from 'node:util';
 import { coldStart } from './cold-start.js';
 import { createPostLatency } from './create-post-latency.js';
 import { idleRss } from './idle-rss.js';
+import { installTime } from './install-time.js';
 import { MAIN, removeTempDirs } from './lib/proc.js';
 import { type BenchResult, type Figure, machine, table } from './lib/report.js';
 import { schedulerThroughput } from './scheduler.js';
@@ -36,6 +37,7 @@ const BENCHES: Record<string, () => Promise<Figure[]>> = {
     createPostLatency(quick ? { sizes: [10_000, 100_000], calls: 1_000, warmup: 100 } : {}),
   scheduler: () => schedulerThroughput(),
   upload: () => uploadRss(),
+  install: () => installTime(),
 };
 
 async function main(): Promise<number> {

@@ -20,8 +20,8 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({ options: { outdir: { type: 'string', default: join(ROOT, 'dist') } } });
 const outdir = values.outdir;
 
-/** Packages that stay in node_modules: native addons, found by `require` at run time. */
-export const EXTERNAL = ['@photostructure/sqlite', 'better-sqlite3'];
+/** Packages that stay in node_modules: the SQLite addon of Node < 22.13, found by `require` at run time. */
+export const EXTERNAL = ['@photostructure/sqlite'];
 
 /**
  * Every tool's tools/list entry, derived from the zod schemas once here rather than at each start:

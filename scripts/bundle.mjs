@@ -115,7 +115,8 @@ export function nativeArtifacts(dir) {
       const full = join(path, entry.name);
       const rel = relative(dir, full);
       if (entry.isDirectory()) {
-        if (entry.name === 'better-sqlite3' || entry.name === 'prebuilds') found.push(rel);
+        if (entry.name === '@photostructure' || entry.name === 'better-sqlite3' || entry.name === 'prebuilds')
+          found.push(rel);
         else if (entry.name === 'Release' && path.endsWith(`${sep}build`)) found.push(rel);
         else visit(full);
       } else if (entry.name.endsWith('.node') || entry.name === 'binding.gyp') found.push(rel);

@@ -143,12 +143,12 @@ describe('npm run bundle (scripts/bundle.mjs)', () => {
     expect(runtime.dependencies).toBeUndefined();
   });
 
-  it('carries no native addon: no .node file, no node-gyp artifact, no better-sqlite3', async () => {
+  it('carries no native addon: no .node file, no node-gyp artifact, no SQLite addon package', async () => {
     const all = files(unpacked);
     expect(all.length).toBeGreaterThan(20);
     expect(all.filter((file) => file.endsWith('.node'))).toEqual([]);
     expect(all.filter((file) => /(^|\/)(binding\.gyp|build\/Release\/|prebuilds\/)/.test(file))).toEqual([]);
-    expect(all.filter((file) => file.includes('better-sqlite3'))).toEqual([]);
+    expect(all.filter((file) => /better-sqlite3|@photostructure/.test(file))).toEqual([]);
     expect(all.filter((file) => /(^|\/)bindings\//.test(file))).toEqual([]);
     // And the script's own guard, which refuses to pack one, finds them.
     const { nativeArtifacts } = (await import(pathToFileURL(BUNDLE_SCRIPT).href)) as {
@@ -277,7 +277,7 @@ describe('the unpacked bundle, started like Claude Desktop starts it', () => {
     expect(readdirSync(dataDir).length).toBeGreaterThan(0);
     expect(session.stderr()).not.toMatch(STACK_FRAME);
     expect(session.stderr()).not.toMatch(/ExperimentalWarning|SQLite is an experimental/i);
-    expect(session.stderr()).not.toMatch(/better-sqlite3/);
+    expect(session.stderr()).not.toMatch(/better-sqlite3|@photostructure/);
   });
 
   it('with every setting left empty, uses the per-user data directory', async () => {

@@ -15,10 +15,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DATABASE_FILE, openLocalRuntime } from '../../src/local-runtime.js';
-import { resolveLocalUser } from '../../src/service/acting-user.js';
-import { LocalPublishingService } from '../../src/service/local-service.js';
-import { openDatabase } from '../../src/store/sqlite/driver.js';
+import { DATABASE_FILE } from '../../src/local-runtime.js';
 import {
   CHILD_TIMEOUT_MS,
   childEnv,
@@ -31,6 +28,7 @@ import {
 } from '../mcp/cli-harness.js';
 import { KEY_A, openRestWorld } from '../rest/support.js';
 import { DISK_FULL_BODY } from '../store/storage-fault-bodies.js';
+import { storeInChild } from '../store/store-in-child.js';
 
 const AS_ROOT = process.getuid?.() === 0;
 
@@ -82,32 +80,16 @@ function fillDisk(dir: string): string {
   throw new Error(`${dir} did not fill up`);
 }
 
-/** A store in `dataDir` with the demo workspace and two drafts; returns their ids. */
-function storeWithPosts(dataDir: string): Promise<number[]> {
-  const runtime = openLocalRuntime({ dataDir, demo: true });
-  const service = new LocalPublishingService(runtime, resolveLocalUser(runtime.store, undefined));
-  return Promise.all(
-    ['kept one', 'kept two'].map(async (caption) => {
-      const created = await service.createPost({
-        brandId: 1,
-        collectionId: 1,
-        publishMode: 'DRAFT',
-        caption,
-      });
-      return created.id!;
-    }),
-  ).finally(() => runtime.close());
+/**
+ * A store in `dataDir` with the demo workspace and two drafts; returns their ids. In a child process, as
+ * every read of the store here: this one then holds no file of it open (see test/store/store-in-child.ts).
+ */
+async function storeWithPosts(dataDir: string): Promise<number[]> {
+  return storeInChild('storeWithPosts', dataDir);
 }
 
 function postIdsIn(dataDir: string): number[] {
-  const db = openDatabase(join(dataDir, DATABASE_FILE));
-  try {
-    return (db.prepare('SELECT id FROM posts ORDER BY id').all() as Array<{ id: number }>).map((r) =>
-      Number(r.id),
-    );
-  } finally {
-    db.close();
-  }
+  return storeInChild('postIds', dataDir);
 }
 
 // ------------------------------------------------------------------------------------- disk full
@@ -208,7 +190,7 @@ describe('the disk fills up while serve runs', () => {
     // Each refused request logged once, with SQLite's own error; no failed ROLLBACK in its place.
     expect(server.faultLines()).toEqual(
       Array(2).fill(
-        '[social-publisher-mcp] POST /v1/brands/1/collections/1/posts failed, nothing saved: the disk holding the data directory is full: SqliteError: database or disk is full',
+        '[social-publisher-mcp] POST /v1/brands/1/collections/1/posts failed, nothing saved: the disk holding the data directory is full: Error: database or disk is full',
       ),
     );
     // Reads still work on the full disk.
@@ -260,7 +242,7 @@ describe('a disk that fills up during an import', () => {
     const run = await runMain(['import', workspace], childEnv({ SOCIAL_PUBLISHER_DATA_DIR: dataDir }));
     expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 1, stdout: '' });
     expect(run.stderr.split('\n')[0]).toBe(
-      '[social-publisher-mcp] stopped, the last write was not saved: the disk holding the data directory is full: SqliteError: database or disk is full',
+      '[social-publisher-mcp] stopped, the last write was not saved: the disk holding the data directory is full: Error: database or disk is full',
     );
     rmSync(filler);
     expect(brandCount(dataDir)).toBe(brandsBefore);
@@ -268,12 +250,7 @@ describe('a disk that fills up during an import', () => {
 });
 
 function brandCount(dataDir: string): number {
-  const db = openDatabase(join(dataDir, DATABASE_FILE));
-  try {
-    return Number((db.prepare('SELECT COUNT(*) AS n FROM brands').get() as { n: number }).n);
-  } finally {
-    db.close();
-  }
+  return storeInChild('brandCount', dataDir);
 }
 
 // ------------------------------------------------------------------------ unusable data directory
@@ -287,15 +264,21 @@ async function expectEveryModeRefuses(dataDir: string, message: string): Promise
   const workspace = join(PROJECT_ROOT, 'examples', 'workspace.json');
   const imported = await runMain(['import', workspace], env);
   expect(imported).toEqual({ code: 1, stdout: '', stderr: expected });
-  // stdio answers `initialize` before it loads (src/mcp/handshake.ts): that answer, then the refusal.
+  // stdio answers the client's `initialize` with the refusal instead of a result (mcp/startup-failure.ts).
   const stdio = await runMain([], env, INITIALIZE);
   expect({ code: stdio.code, stderr: stdio.stderr }).toEqual({ code: 1, stderr: expected });
   expect(
     stdio.stdout
       .trim()
       .split('\n')
-      .map((line) => JSON.parse(line).id),
-  ).toEqual([0]);
+      .map((line) => JSON.parse(line)),
+  ).toEqual([
+    {
+      jsonrpc: '2.0',
+      id: 0,
+      error: { code: -32000, message: `social-publisher-mcp could not start: ${message}` },
+    },
+  ]);
 }
 
 describe('a data directory the program cannot write', () => {

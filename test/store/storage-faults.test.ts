@@ -11,6 +11,7 @@ import { chmodSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { sqliteErrorCode } from '../../src/store/sqlite/driver.js';
 import type { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { openMcpHarness, PNG_1X1, textOf } from '../mcp/harness.js';
 import { expectExact, openRestWorld, type RestWorld, readJson, upload } from '../rest/support.js';
@@ -33,12 +34,15 @@ function world(): RestWorld {
   return opened;
 }
 
-/** What the operator log got: each entry's message and the message and SQLite code of what it logged. */
+/**
+ * What the operator log got: each entry's message and the message and code of what it logged (SQLite's
+ * primary code, e.g. SQLITE_FULL, which node:sqlite's API carries in `errcode`; else the system's, ENOSPC).
+ */
 function logLines(logged: Array<{ message: string; error: unknown }>) {
   return logged.map(({ message, error }) => ({
     message,
     error: (error as Error).message,
-    code: (error as { code?: string }).code,
+    code: sqliteErrorCode(error) ?? (error as { code?: string }).code,
   }));
 }
 

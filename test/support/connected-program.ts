@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type CallToolResult, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import Database from 'better-sqlite3';
 import { DATABASE_FILE } from '../../src/local-runtime.js';
+import { openDatabase, type SqlDatabase, type SqlValue } from '../../src/store/sqlite/driver.js';
 import { CHILD_TIMEOUT_MS, childEnv, type RunResult, runMain, spawnMain } from '../mcp/cli-harness.js';
 import type { MastodonServer } from './mastodon-server.js';
 
@@ -235,11 +235,34 @@ export async function mcpClient(
   };
 }
 
+/** The store's SQLite file as the tests read it: rows with blobs as Buffers. */
+export interface DatabaseReader {
+  prepare(sql: string): { get(...params: SqlValue[]): unknown; all(...params: SqlValue[]): unknown[] };
+}
+
+/** node:sqlite's API returns blobs as Uint8Arrays; the tests compare them as Buffers. */
+function withBuffers(row: unknown): unknown {
+  if (row === undefined) return row;
+  const copy: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(row as Record<string, unknown>)) {
+    copy[key] = value instanceof Uint8Array ? Buffer.from(value) : value;
+  }
+  return copy;
+}
+
 /** Runs `read` on the data directory's SQLite file opened read-only, then closes it. */
-export function readDatabase<T>(dataDir: string, read: (db: Database.Database) => T): T {
-  const db = new Database(join(dataDir, DATABASE_FILE), { readonly: true, fileMustExist: true });
+export function readDatabase<T>(dataDir: string, read: (db: DatabaseReader) => T): T {
+  const db: SqlDatabase = openDatabase(join(dataDir, DATABASE_FILE), { readOnly: true });
   try {
-    return read(db);
+    return read({
+      prepare: (sql) => {
+        const statement = db.prepare(sql);
+        return {
+          get: (...params) => withBuffers(statement.get(...params)),
+          all: (...params) => statement.all(...params).map(withBuffers),
+        };
+      },
+    });
   } finally {
     db.close();
   }

@@ -82,7 +82,7 @@ export function openStoreFile(file: string): SqlDatabase {
   try {
     db = openDatabase(file);
     // First: switching a fresh file to WAL takes a lock that another process starting may hold, and
-    // node:sqlite (unlike better-sqlite3) does not wait for a lock unless told to.
+    // node:sqlite's API does not wait for a lock unless told to.
     db.exec('PRAGMA busy_timeout = 5000');
     db.exec('PRAGMA journal_mode = WAL');
     db.exec('PRAGMA synchronous = NORMAL');
