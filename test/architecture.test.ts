@@ -55,6 +55,16 @@ describe('architecture', () => {
     }
   });
 
+  it('imports no package dynamically, but a module of ours that re-exports it (a bundle gives a split-off CommonJS package only a default export)', () => {
+    const offenders = files.flatMap((file) =>
+      [...file.text.matchAll(/(?<!typeof )\bimport\(\s*'([^'.][^']*)'\s*\)/g)]
+        .map((match) => match[1]!)
+        .filter((target) => !target.startsWith('node:'))
+        .map((target) => `${file.path} imports ${target}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
   it('keeps domain/ pure: no imports outside domain/ but zod and luxon, no I/O modules', () => {
     for (const file of files.filter((f) => f.path.startsWith('domain/'))) {
       for (const target of importsOf(file.text)) {

@@ -137,7 +137,7 @@ export class UrlDownloader implements MediaDownloader {
   }
 
   private undici() {
-    this.client ??= import('undici').then(({ Agent, request }) => ({
+    this.client ??= import('./undici-client.js').then(({ Agent, request }) => ({
       request,
       agent: new Agent({
         headersTimeout: this.stallMs,
@@ -146,6 +146,10 @@ export class UrlDownloader implements MediaDownloader {
         connect: { lookup: (hostname, opts, callback) => this.lookup(hostname, opts, callback) },
       }),
     }));
+    // A load that failed is tried again by the next download rather than remembered.
+    this.client.catch(() => {
+      this.client = undefined;
+    });
     return this.client;
   }
 
@@ -281,6 +285,8 @@ export class UrlDownloader implements MediaDownloader {
   }
 
   async close(): Promise<void> {
-    if (this.client) await (await this.client).agent.close();
+    // A client that failed to load has nothing to close (its download already reported the failure).
+    const client = await this.client?.catch(() => undefined);
+    await client?.agent.close();
   }
 }

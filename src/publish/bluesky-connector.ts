@@ -327,7 +327,7 @@ class BlueskyPublisher implements Publisher {
 
   /** Facets for the text's links, hashtags and the mentions whose handle resolves to a DID. */
   private async facetsOf(text: string): Promise<{ facets?: unknown[] }> {
-    const { RichText } = await import('@atproto/api');
+    const { RichText } = await import('./atproto.js');
     const rich = new RichText({ text });
     await rich.detectFacets(await this.session.ready());
     const facets = usableFacets(rich.facets);

@@ -71,7 +71,7 @@ function deadlineFetch(timeoutMs: number, userAgent: string): typeof fetch {
 }
 
 export async function newAgent(service: string, timeoutMs: number, userAgent: string): Promise<AtpAgent> {
-  const { AtpAgent } = await import('@atproto/api');
+  const { AtpAgent } = await import('./atproto.js');
   return new AtpAgent({ service, fetch: deadlineFetch(timeoutMs, userAgent) });
 }
 

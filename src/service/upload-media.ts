@@ -60,7 +60,7 @@ export async function checkLocalFile(path: string): Promise<string> {
 /** The MIME type of a file from its first bytes (never its name), if it is one the sniffer knows. */
 export async function detectType(head: Uint8Array): Promise<string | undefined> {
   // Loaded on first use: the sniffer is large and most sessions never upload.
-  const { fileTypeFromBuffer } = await import('file-type');
+  const { fileTypeFromBuffer } = await import('../media/file-type-sniffer.js');
   return (await fileTypeFromBuffer(head))?.mime;
 }
 

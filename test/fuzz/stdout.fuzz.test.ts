@@ -187,7 +187,10 @@ it('writes nothing but JSON-RPC to stdout, whatever it is sent, and keeps servin
     server.exited,
     new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 15_000)),
   ]);
-  expect(exit, `exit after stdin closed ${replay}`).toEqual({ code: 0, signal: null });
+  expect(exit, `exit after stdin closed ${replay}; stderr: ${server.stderr().slice(-1500)}`).toEqual({
+    code: 0,
+    signal: null,
+  });
 
   // Every byte on stdout: valid UTF-8, complete lines, each a JSON-RPC 2.0 message.
   const stdout = server.stdout();
