@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, type Dispatcher, request } from 'undici';
 import { logInfo } from '../logger.js';
 import type { CommentJob, DeliveryJob, Publisher, PublishingEventSink, PublishOutcome } from '../ports.js';
+import { errorCode, readLimited, summarise } from './platform-http.js';
 import { sendRetrying } from './publishing-events.js';
 
 export interface WebhookPublisherOptions {
@@ -189,7 +190,8 @@ export class WebhookPublisher implements Publisher {
       const text = await readLimited(response.body, SUCCESS_BODY_LIMIT).catch(() => '');
       return { kind: 'ok', externalId: externalIdOf(text) };
     }
-    const said = summarise(await readLimited(response.body, ERROR_BODY_LIMIT).catch(() => ''));
+    const said =
+      summarise(await readLimited(response.body, ERROR_BODY_LIMIT).catch(() => ''), SAID_LIMIT) || undefined;
     const detail = `answered ${statusCode} ${STATUS_CODES[statusCode] ?? ''}`.trimEnd();
     if (statusCode === 408 || statusCode === 429 || statusCode >= 500) {
       return { kind: 'retry', detail, said, retryAfterMs: this.retryAfter(headers['retry-after']) };
@@ -219,32 +221,6 @@ export class WebhookPublisher implements Publisher {
     const detail = (message || code || 'unknown error').replaceAll(this.url, '<webhook url>');
     return `could not be reached (${code && !detail.includes(code) ? `${code}: ${detail}` : detail})`;
   }
-}
-
-function errorCode(error: unknown): string | undefined {
-  if (typeof error !== 'object' || error === null) return undefined;
-  const { code, errors } = error as { code?: unknown; errors?: unknown };
-  if (typeof code === 'string') return code;
-  // Node reports a failed connection to a name with several addresses as an AggregateError.
-  return Array.isArray(errors) ? errorCode(errors[0]) : undefined;
-}
-
-/** Reads at most `limit` bytes of a response body and discards the rest, so the connection is freed. */
-async function readLimited(body: Dispatcher.ResponseData['body'], limit: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    chunks.push(chunk);
-    size += chunk.length;
-    if (size >= limit) break;
-  }
-  return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
-}
-
-function summarise(text: string): string | undefined {
-  const line = text.replace(/\s+/g, ' ').trim();
-  if (!line) return undefined;
-  return line.length > SAID_LIMIT ? `${line.slice(0, SAID_LIMIT)}…` : line;
 }
 
 function externalIdOf(text: string): string | null {
