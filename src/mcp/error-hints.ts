@@ -23,7 +23,7 @@ import type { PublishingService } from '../service/publishing-service.js';
 import {
   allowedValues,
   expectedValue,
-  inputSchemaOf,
+  fullInputSchemaOf,
   type JsonSchema,
   rangeOf,
   schemaAt,
@@ -163,7 +163,7 @@ function closestNames(name: string, known: readonly string[]): string[] {
 function unknownFieldHint(f: FieldFailure): string {
   const parentSegments = f.segments.slice(0, -1);
   const parent = parentSegments.join('.');
-  const node = schemaAt(inputSchemaOf(f.call.tool), parentSegments);
+  const node = schemaAt(fullInputSchemaOf(f.call.tool), parentSegments);
   const known = isPlainObject(node?.properties) ? Object.keys(node.properties) : [];
   if (known.length === 0)
     return parent ? `${parent} takes no fields.` : `${f.call.tool.name} takes no arguments.`;
@@ -304,7 +304,7 @@ async function fieldHint(f: FieldFailure): Promise<string | undefined> {
   const gapZone = textIn(text, message.scheduledAtGap);
   if (gapZone) return gapHint(f, gapZone);
   if (text === message.captionRequired) {
-    const caption = expectedValue(schemaAt(inputSchemaOf(f.call.tool), ['caption']));
+    const caption = expectedValue(schemaAt(fullInputSchemaOf(f.call.tool), ['caption']));
     return `Pass caption${caption ? ` (${caption})` : ''}, or a poll.`;
   }
   if (/^media\.\d+$/.test(f.field) && text === message.mediaEitherIdOrUrl(Number(f.segments[1]))) {
@@ -332,7 +332,7 @@ async function fieldLine(
     segments,
     attribute: attributeName(field),
     text,
-    node: schemaAt(inputSchemaOf(call.tool), segments),
+    node: schemaAt(fullInputSchemaOf(call.tool), segments),
     value: valueAt(call.args, segments),
     brandTime,
   };

@@ -3,20 +3,23 @@
  * (`poll.options.1`): the schema of a field, the value given, and what the field takes, in words.
  * Used to word the fix of a failed call (error-hints.ts).
  */
-import { z } from 'zod';
 import { SCHEDULED_AT_FORMAT } from '../domain/time.js';
 import { isPlainObject } from '../domain/validation.js';
 import type { ToolDefinition } from './tool.js';
+import { toJsonSchema } from './tool-list.js';
 
 export type JsonSchema = Record<string, unknown>;
 
-/** Per tool, its input schema as JSON Schema (what tools/list derives from the same zod schema). */
+/**
+ * Per tool, its full input schema as JSON Schema, before tools/list writes it in the portable subset
+ * (tool-list.ts): nullable fields still `anyOf` with null, formats kept.
+ */
 const inputSchemas = new WeakMap<ToolDefinition, JsonSchema>();
 
-export function inputSchemaOf(tool: ToolDefinition): JsonSchema {
+export function fullInputSchemaOf(tool: ToolDefinition): JsonSchema {
   let schema = inputSchemas.get(tool);
   if (!schema) {
-    schema = z.toJSONSchema(tool.input, { target: 'draft-7', io: 'input', unrepresentable: 'any' });
+    schema = toJsonSchema(tool.input, 'input');
     inputSchemas.set(tool, schema);
   }
   return schema;
