@@ -56,6 +56,22 @@ async function toolList() {
   }
 }
 
+/**
+ * The SDK's server imports its default JSON Schema validator (ajv, with its formats) for servers given
+ * none; ours are always given one that loads ajv on first use (src/mcp/json-schema-validator.ts). That
+ * import alone would load and set up ajv at every start, so in the build it gets a stand-in.
+ */
+const withoutSdkDefaultValidator = {
+  name: 'without-sdk-default-validator',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/validation\/ajv-provider\.js$/ }, (args) =>
+      /@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/]server[\\/]index\.js$/.test(args.importer)
+        ? { path: join(ROOT, 'src', 'mcp', 'sdk-default-validator.ts') }
+        : undefined,
+    );
+  },
+};
+
 rmSync(outdir, { recursive: true, force: true });
 const started = performance.now();
 const tools = await toolList();
@@ -70,6 +86,7 @@ const result = await build({
   target: 'node20.19',
   chunkNames: 'chunks/[name]-[hash]',
   external: EXTERNAL,
+  plugins: [withoutSdkDefaultValidator],
   define: {
     __TOOL_LIST__: JSON.stringify(JSON.stringify(tools)),
     __VERSION__: JSON.stringify(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version),

@@ -14,7 +14,7 @@ import { logError, logInfo } from './logger.js';
 import { SERVER_NAME } from './mcp/handshake.js';
 import type { PublishingEventFeed, PublishingLog } from './mcp/logging.js';
 import type { ToolSelection } from './mcp/toolsets.js';
-import type { startPublishingEngine } from './publish/engine.js';
+import type { PublishingEngine, startPublishingEngine } from './publish/engine.js';
 import type { PublishingService } from './service/publishing-service.js';
 
 /** The build writes the version in (scripts/build.mjs); from source, package.json has it. */
@@ -56,22 +56,64 @@ function engineOptions(
   };
 }
 
+/** How long a stdio server waits after connecting before it starts publishing, unless a post needs it. */
+const ENGINE_DELAY_MS = 1_000;
+
+/**
+ * The publishing engine of a stdio server, started after the client's first requests rather than before:
+ * on the first change to what is planned (a post created, changed or published), or ENGINE_DELAY_MS after
+ * connecting, whichever comes first. Loading it then keeps it out of the time a client waits for its
+ * first answers; the engine picks up whatever fell due meanwhile. A failure to start it stops the server.
+ */
+function deferredEngine(start: () => Promise<PublishingEngine>) {
+  let engine: Promise<PublishingEngine> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const begin = () => {
+    clearTimeout(timer);
+    engine ??= start();
+    engine.catch((error: unknown) => {
+      logError('the publishing engine could not start; stopping', error);
+      process.exit(1);
+    });
+    return engine;
+  };
+  return {
+    startAfterDelay() {
+      if (!stopped && !engine) timer = setTimeout(begin, ENGINE_DELAY_MS);
+    },
+    wake() {
+      if (!stopped) void begin().then((started) => started.scheduler.wake());
+    },
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      if (engine) await (await engine).stop();
+    },
+  };
+}
+
 async function runLocalStdio(config: Config): Promise<void> {
+  // The MCP server's modules load alongside the store's: each waits on its own files.
+  const mcp = loadStdioServer();
+  mcp.catch(() => undefined); // awaited below, unless the store fails first
   const [
     { openLocalRuntime },
     { PublishingEventFeed },
-    { startPublishingEngine },
     { canSeeBrand, resolveLocalUser },
     { LocalPublishingService },
   ] = await Promise.all([
     import('./local-runtime.js'),
     import('./mcp/logging.js'),
-    import('./publish/engine.js'),
     import('./service/acting-user.js'),
     import('./service/local-service.js'),
   ]);
   const runtime = openLocalRuntime(config);
-  let stopEngine: (() => Promise<void>) | undefined;
+  const events = new PublishingEventFeed();
+  const engine = deferredEngine(async () => {
+    const { startPublishingEngine } = await import('./publish/engine.js');
+    return startPublishingEngine(engineOptions(config, runtime, events));
+  });
   try {
     let user: ReturnType<typeof resolveLocalUser>;
     try {
@@ -79,12 +121,9 @@ async function runLocalStdio(config: Config): Promise<void> {
     } catch (error) {
       throw new ConfigError((error as Error).message, { cause: error });
     }
-    const events = new PublishingEventFeed();
-    const engine = await startPublishingEngine(engineOptions(config, runtime, events));
-    stopEngine = () => engine.stop();
     // stdio: the client runs on this machine, so an upload path names one of its files.
     const service = new LocalPublishingService(
-      { ...runtime, onPlanChanged: () => engine.scheduler.wake(), allowLocalPaths: true },
+      { ...runtime, onPlanChanged: () => engine.wake(), allowLocalPaths: true },
       user,
     );
     if (process.stdin.isTTY) {
@@ -92,12 +131,14 @@ async function runLocalStdio(config: Config): Promise<void> {
         `MCP server on stdio, acting as ${user.name}, data in ${config.dataDir}. Waiting for an MCP client (Ctrl-D to quit).`,
       );
     }
-    await serveStdioWith(service, config.tools, {
-      feed: events,
-      canSeeBrand: (brandId) => canSeeBrand(runtime.store, user, brandId),
-    });
+    await serveStdioWith(
+      service,
+      config.tools,
+      { feed: events, canSeeBrand: (brandId) => canSeeBrand(runtime.store, user, brandId) },
+      { mcp, onConnected: () => engine.startAfterDelay() },
+    );
   } finally {
-    await stopEngine?.();
+    await engine.stop();
     runtime.close();
   }
 }
@@ -127,16 +168,17 @@ async function runRemoteStdio(config: Config, apiUrl: string): Promise<void> {
   }
 }
 
+function loadStdioServer() {
+  return Promise.all([import('./mcp/in-flight.js'), import('./mcp/server.js'), import('./mcp/stdio.js')]);
+}
+
 async function serveStdioWith(
   service: PublishingService,
   tools: ToolSelection,
   publishingLog?: PublishingLog,
+  options: { mcp?: ReturnType<typeof loadStdioServer>; onConnected?: () => void } = {},
 ): Promise<void> {
-  const [{ InFlightCalls }, { createMcpServer }, { serveStdio }] = await Promise.all([
-    import('./mcp/in-flight.js'),
-    import('./mcp/server.js'),
-    import('./mcp/stdio.js'),
-  ]);
+  const [{ InFlightCalls }, { createMcpServer }, { serveStdio }] = await (options.mcp ?? loadStdioServer());
   const inFlight = new InFlightCalls();
   const server = createMcpServer(service, {
     name: SERVER_NAME,
@@ -148,6 +190,7 @@ async function serveStdioWith(
   });
   await serveStdio(server, inFlight, () => {
     stdioConnected = true;
+    options.onConnected?.();
   });
 }
 

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import type { CustomRule } from './messages.js';
-import { isValidTimezone } from './time.js';
+import { isValidTimezone } from './timestamps.js';
 
 export const CHANNEL_TYPES = [
   'Facebook',

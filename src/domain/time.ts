@@ -5,19 +5,12 @@
  */
 import { DateTime, IANAZone } from 'luxon';
 
+export { formatTimestamp, isValidTimezone } from './timestamps.js';
+
 export const SCHEDULED_AT_FORMAT = 'Y-m-d H:i:s';
 const SCHEDULED_AT_PATTERN = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/;
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
-
-/** `2026-11-21T10:43:00.123000Z`: UTC, six fractional digits (our clock has millisecond precision). */
-export function formatTimestamp(epochMs: number): string {
-  return `${new Date(epochMs).toISOString().slice(0, -1)}000Z`;
-}
-
-export function isValidTimezone(name: string): boolean {
-  return IANAZone.isValidZone(name);
-}
 
 /** Wall-clock fields of a local date-time, as if it were UTC: the key used for DST arithmetic. */
 export interface WallClock {

@@ -9,16 +9,9 @@ import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.j
 import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { CreatedPost, Post } from '../domain/post-schemas.js';
 import type { PublishingService } from '../service/publishing-service.js';
-import { describePostTime } from './post-summary.js';
+import { ConfirmationDeclinedError } from './confirmation-declined.js';
+import { loadJsonSchemaValidator } from './json-schema-validator.js';
 import type { ToolContext } from './tool.js';
-
-/** The user did not confirm, or could not be asked: nothing was done. The message says what was not done. */
-export class ConfirmationDeclinedError extends Error {
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'ConfirmationDeclinedError';
-  }
-}
 
 /** A person needs longer than the SDK's default 60 s request timeout to read and answer. */
 const CONFIRMATION_TIMEOUT_MS = 10 * 60_000;
@@ -51,6 +44,7 @@ export function confirmationContext(
       if (!canConfirm) return true;
       let answer: ElicitResult;
       try {
+        await loadJsonSchemaValidator(); // the SDK checks the answer with it
         answer = await server.elicitInput(
           { mode: 'form', message, requestedSchema: REQUESTED_SCHEMA },
           { timeout: CONFIRMATION_TIMEOUT_MS, ...options },
@@ -142,7 +136,11 @@ export async function describeStoredPost(
   question: string,
   content: { caption?: unknown; poll?: unknown } = post.content,
 ): Promise<string> {
-  const channels = await describeChannels(service, post.brandId, post.collectionId);
+  // Local times need the date library: loaded here, not by every server that can ask a question.
+  const [channels, { describePostTime }] = await Promise.all([
+    describeChannels(service, post.brandId, post.collectionId),
+    import('./post-summary.js'),
+  ]);
   return [
     question,
     ...describeContent(content),

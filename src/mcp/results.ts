@@ -17,7 +17,7 @@ import {
 } from '../domain/errors.js';
 import { listBody as pageBody } from '../service/pagination.js';
 import type { Page } from '../service/publishing-service.js';
-import { ConfirmationDeclinedError } from './confirm.js';
+import { ConfirmationDeclinedError } from './confirmation-declined.js';
 import type { ToolSuccess } from './tool.js';
 
 export function successResult(success: ToolSuccess): CallToolResult {

@@ -14,21 +14,18 @@ import {
   McpError,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { coerceArguments } from '../domain/lenient-input.js';
 import type { PublishingService } from '../service/publishing-service.js';
 import { confirmationContext } from './confirm.js';
-import { explainError } from './error-hints.js';
 import { instructionsFor, SERVER_TITLE, serverCapabilities } from './handshake.js';
 import type { InFlightCalls } from './in-flight.js';
+import { lazyJsonSchemaValidator } from './json-schema-validator.js';
 import { forwardPublishingEvents, type PublishingLog } from './logging.js';
 import { registerPrompts } from './prompts.js';
-import { TOOLS } from './registry.js';
 import { registerResources } from './resources.js';
 import { errorResult, successResult } from './results.js';
-import type { ToolContext } from './tool.js';
-import { allListedTools } from './tool-list.js';
+import type { ToolContext, ToolDefinition } from './tool.js';
+import { listedTools, TOOL_CATALOG } from './tool-catalog.js';
 import { ALL_TOOLS, selectTools, type ToolSelection, whyUnavailable } from './toolsets.js';
 
 export interface McpServerOptions {
@@ -47,29 +44,15 @@ export interface McpServerOptions {
   tools?: ToolSelection;
 }
 
-/**
- * The SDK's validator (for what a client answers to elicitation), made on first use rather than with
- * every server: making it compiles ajv's formats, a few milliseconds of each start.
- */
-function lazyValidator(): jsonSchemaValidator {
-  let validator: AjvJsonSchemaValidator | undefined;
-  return {
-    getValidator: (schema) => {
-      validator ??= new AjvJsonSchemaValidator();
-      return validator.getValidator(schema);
-    },
-  };
-}
-
 /** tools/list never changes during a session: computed once per process and selection. */
-const toolLists = new Map<string, Tool[]>();
+const toolLists = new Map<string, Promise<Tool[]>>();
 
-function listTools(selection: ToolSelection): Tool[] {
+function listTools(selection: ToolSelection): Promise<Tool[]> {
   const key = JSON.stringify(selection);
   let list = toolLists.get(key);
   if (!list) {
-    const offered = new Set(selectTools(TOOLS, selection).map((tool) => tool.name));
-    list = allListedTools().filter((tool) => offered.has(tool.name));
+    const offered = new Set(selectTools(TOOL_CATALOG, selection).map((entry) => entry.name));
+    list = listedTools().then((tools) => tools.filter((tool) => offered.has(tool.name)));
     toolLists.set(key, list);
   }
   return list;
@@ -127,19 +110,21 @@ function progressReporter(
   };
 }
 
+/** A server for `service`; each tool's module is loaded on its first call (tool-catalog.ts). */
 export function createMcpServer(service: PublishingService, options: McpServerOptions): McpServer {
   const server = new McpServer(
     { name: options.name, version: options.version, title: SERVER_TITLE },
     {
       instructions: instructionsFor(options.tools ?? ALL_TOOLS),
-      jsonSchemaValidator: lazyValidator(),
+      jsonSchemaValidator: lazyJsonSchemaValidator,
       // Only a capability given here gets the SDK's logging/setLevel handler.
       ...(options.publishingLog ? { capabilities: { logging: {} } } : {}),
     },
   );
   const selection = options.tools ?? ALL_TOOLS;
   // The prompts end in create_post: offered only with it.
-  const withPrompts = TOOLS.some((tool) => tool.name === 'create_post' && !whyUnavailable(tool, selection));
+  const createPost = TOOL_CATALOG.find((entry) => entry.name === 'create_post');
+  const withPrompts = createPost !== undefined && !whyUnavailable(createPost, selection);
   if (withPrompts) registerPrompts(server, service, options.log);
   registerResources(server, service, options.log);
   // Tools are declared here rather than in the constructor options, where McpServer would install its
@@ -148,21 +133,31 @@ export function createMcpServer(service: PublishingService, options: McpServerOp
   server.server.registerCapabilities(serverCapabilities(Boolean(options.publishingLog)));
   if (!withPrompts) server.server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: [] }));
   if (options.publishingLog) forwardPublishingEvents(server, options.publishingLog);
-  const tools = new Map(TOOLS.map((tool) => [tool.name, tool]));
-
-  server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools(selection) }));
+  const catalog = new Map(TOOL_CATALOG.map((entry) => [entry.name, entry]));
+  server.server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: await listTools(selection),
+  }));
   server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const tool = tools.get(request.params.name);
-    if (!tool) {
+    const entry = catalog.get(request.params.name);
+    if (!entry) {
       throw new McpError(
         ErrorCode.InvalidParams,
         `Unknown tool: ${request.params.name}. Call tools/list for the tools.`,
       );
     }
-    const unavailable = whyUnavailable(tool, selection);
+    const unavailable = whyUnavailable(entry, selection);
     if (unavailable)
       throw new McpError(ErrorCode.InvalidParams, `${unavailable} Call tools/list for the tools.`);
+    // Tracked from here: a client that closes stdin right after its last request still gets the answer,
+    // also while the tool's module loads.
     const tracking = trackCall(options.inFlight);
+    let tool: ToolDefinition;
+    try {
+      tool = await entry.load();
+    } catch (error) {
+      tracking.end();
+      throw error;
+    }
     // The question belongs to this call: routed with it, and abandoned when the call is cancelled.
     const asker = confirmationContext(server.server, {
       relatedRequestId: extra.requestId,
@@ -183,6 +178,8 @@ export function createMcpServer(service: PublishingService, options: McpServerOp
       }) as Record<string, unknown>;
       return successResult(await tool.handle(service, args, context));
     } catch (error) {
+      // The hints are loaded with the first failed call: a call that succeeds never needs them.
+      const { explainError } = await import('./error-hints.js');
       return await errorResult(error, options.log, (failure) =>
         explainError(failure, { tool, args, service }),
       );

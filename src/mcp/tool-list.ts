@@ -13,7 +13,6 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { Pagination } from '../domain/schemas.js';
-import { TOOLS } from './registry.js';
 import type { ToolDefinition } from './tool.js';
 
 type JsonSchema = Record<string, unknown>;
@@ -150,21 +149,6 @@ export function outputSchemaOf(tool: ToolDefinition): JsonSchema {
 
 export function inputSchemaOf(tool: ToolDefinition): JsonSchema {
   return portable(toJsonSchema(tool.input, 'input'));
-}
-
-/**
- * Every tool's tools/list entry, as the build computed it (scripts/build.mjs defines `__TOOL_LIST__`, its
- * JSON text):
- * deriving the schemas takes a start about 100 ms. Computed here when running from source (tests).
- */
-declare const __TOOL_LIST__: string | undefined;
-let allTools: Tool[] | undefined;
-
-export function allListedTools(): Tool[] {
-  // JSON text: parsing it is several times faster than compiling the same object as code.
-  allTools ??=
-    typeof __TOOL_LIST__ === 'undefined' ? listedTools(TOOLS) : (JSON.parse(__TOOL_LIST__) as Tool[]);
-  return allTools;
 }
 
 /** The tools/list entry of each tool. */

@@ -5,7 +5,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { UnauthenticatedError } from '../domain/errors.js';
-import { formatTimestamp } from '../domain/time.js';
+import { formatTimestamp } from '../domain/timestamps.js';
 import {
   type ApiKeyOrigin,
   type ApiKeyRecord,

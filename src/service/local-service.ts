@@ -1,5 +1,9 @@
-/** The service on the embedded store, acting as one user. */
-import { type ChannelDetail, ChannelRequest } from '../domain/channel-detail.js';
+/**
+ * The service on the embedded store, acting as one user. The brands, profile and lists of channels and
+ * collections are here; every other operation's module (with its schemas) is loaded on its first use,
+ * so that a server starts without loading what it has not been asked for.
+ */
+import type { ChannelDetail } from '../domain/channel-detail.js';
 import { NotFoundError } from '../domain/errors.js';
 import type { CreatedPost, DeletedPost, Post, Queue } from '../domain/post-schemas.js';
 import {
@@ -22,14 +26,12 @@ import type {
   TransferOptions,
   UserRecord,
 } from '../ports.js';
-import { presentChannelDetail } from './connections.js';
-import { createPost } from './create-post.js';
 import { readPage } from './pagination.js';
-import { deletePost, getPost, listPosts, publishPost, updatePost } from './post-lifecycle.js';
 import type { Page, PublishingService } from './publishing-service.js';
-import { getQueue } from './queue-view.js';
 import { presentBrand, presentChannel, presentCollection, presentUser } from './resources.js';
-import { type StagedUpload, stageMedia, uploadMedia } from './upload-media.js';
+import type { StagedUpload } from './upload-media.js';
+
+const postLifecycle = () => import('./post-lifecycle.js');
 
 export interface LocalServiceDeps {
   store: Store;
@@ -92,6 +94,10 @@ export class LocalPublishingService implements PublishingService {
   }
 
   async getChannel(request: unknown): Promise<ChannelDetail> {
+    const [{ ChannelRequest }, { presentChannelDetail }] = await Promise.all([
+      import('../domain/channel-detail.js'),
+      import('./connections.js'),
+    ]);
     const { brandId, channelId } = validateOrThrow(ChannelRequest, request);
     const brand = this.brandOfUser(brandId);
     const channel = this.deps.store.findChannel(brand.id, channelId);
@@ -111,7 +117,8 @@ export class LocalPublishingService implements PublishingService {
     );
   }
 
-  uploadMedia(request: unknown, transfer?: TransferOptions): Promise<Media> {
+  async uploadMedia(request: unknown, transfer?: TransferOptions): Promise<Media> {
+    const { uploadMedia } = await import('./upload-media.js');
     return uploadMedia(this.deps, this.user, request, transfer);
   }
 
@@ -120,7 +127,9 @@ export class LocalPublishingService implements PublishingService {
    * it arrives, kept only once the caller has seen the whole request and commits it.
    */
   async stageMediaUpload(brandId: number, source: AsyncIterable<Uint8Array>): Promise<StagedUpload> {
-    return stageMedia(this.deps, this.brandOfUser(brandId).id, source);
+    const brand = this.brandOfUser(brandId);
+    const { stageMedia } = await import('./upload-media.js');
+    return stageMedia(this.deps, brand.id, source);
   }
 
   private get context() {
@@ -134,30 +143,32 @@ export class LocalPublishingService implements PublishingService {
   }
 
   async createPost(request: unknown): Promise<CreatedPost> {
+    const { createPost } = await import('./create-post.js');
     return createPost(this.context, request);
   }
 
   async listPosts(request: unknown): Promise<Page<Post>> {
-    return listPosts(this.context, request);
+    return (await postLifecycle()).listPosts(this.context, request);
   }
 
   async getPost(request: unknown): Promise<Post> {
-    return getPost(this.context, request);
+    return (await postLifecycle()).getPost(this.context, request);
   }
 
   async updatePost(request: unknown): Promise<Post> {
-    return updatePost(this.context, request);
+    return (await postLifecycle()).updatePost(this.context, request);
   }
 
   async deletePost(request: unknown): Promise<DeletedPost> {
-    return deletePost(this.context, request);
+    return (await postLifecycle()).deletePost(this.context, request);
   }
 
   async publishPost(request: unknown): Promise<Post> {
-    return publishPost(this.context, request);
+    return (await postLifecycle()).publishPost(this.context, request);
   }
 
   async getQueue(request: unknown): Promise<Queue> {
+    const { getQueue } = await import('./queue-view.js');
     return getQueue(this.context, request);
   }
 }

@@ -1,6 +1,6 @@
 /** Store records → the resources of http-interface.md. */
 import type { Brand, Channel, Collection, Media, User } from '../domain/schemas.js';
-import { formatTimestamp } from '../domain/time.js';
+import { formatTimestamp } from '../domain/timestamps.js';
 import type { BrandRecord, ChannelRecord, CollectionRecord, MediaRecord, UserRecord } from '../ports.js';
 
 export function presentUser(user: UserRecord): User {
