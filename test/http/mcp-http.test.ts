@@ -173,8 +173,17 @@ describe('MCP over Streamable HTTP', () => {
   it('finishes a call under way when it is closed', async () => {
     await start();
     const a = await connect(KEY_A);
+    // Closed once the call has reached the store: a fixed wait could close before it even connects.
+    const store = rt.runtime.store;
+    const listCollections = store.listCollections.bind(store);
+    const reached = new Promise<void>((resolve) => {
+      store.listCollections = (...args) => {
+        resolve();
+        return listCollections(...args);
+      };
+    });
     const call = a.callTool({ name: 'list_collections', arguments: { brandId: 1, per_page: 100 } });
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await reached;
     const closing = server.close();
     const result = await call;
     expect((result.structuredContent as { data: unknown[] }).data).toHaveLength(4);
