@@ -70,12 +70,12 @@ async function runLocalStdio(config: Config): Promise<void> {
     import('./service/acting-user.js'),
     import('./service/local-service.js'),
   ]);
-  const runtime = openLocalRuntime(config);
+  const runtime = await openLocalRuntime(config);
   let stopEngine: (() => Promise<void>) | undefined;
   try {
-    let user: ReturnType<typeof resolveLocalUser>;
+    let user: Awaited<ReturnType<typeof resolveLocalUser>>;
     try {
-      user = resolveLocalUser(runtime.store, config.apiKey);
+      user = await resolveLocalUser(runtime.store, config.apiKey);
     } catch (error) {
       throw new ConfigError((error as Error).message, { cause: error });
     }
@@ -98,7 +98,7 @@ async function runLocalStdio(config: Config): Promise<void> {
     });
   } finally {
     await stopEngine?.();
-    runtime.close();
+    await runtime.close();
   }
 }
 
@@ -167,9 +167,9 @@ async function runServe(config: Config): Promise<void> {
     import('./publish/engine.js'),
     import('./service/acting-user.js'),
   ]);
-  const runtime = openLocalRuntime(config);
+  const runtime = await openLocalRuntime(config);
   try {
-    for (const { user, apiKey } of issueMissingApiKeys(runtime.store)) {
+    for (const { user, apiKey } of await issueMissingApiKeys(runtime.store)) {
       logInfo(`API key of ${user.name}, shown this once (only its hash is stored): ${apiKey}`);
     }
     const events = new PublishingEventFeed();
@@ -193,7 +193,7 @@ async function runServe(config: Config): Promise<void> {
     await running.close();
     await engine.stop();
   } finally {
-    runtime.close();
+    await runtime.close();
   }
 }
 
@@ -215,12 +215,12 @@ async function runImport(config: Config): Promise<void> {
     import('./local-runtime.js'),
     import('./service/workspace.js'),
   ]);
-  const runtime = openLocalRuntime(config, { withDemo: false });
+  const runtime = await openLocalRuntime(config, { withDemo: false });
   try {
-    const ids = importWorkspace(runtime.store, runtime.clock, parseWorkspaceFile(json));
+    const ids = await importWorkspace(runtime.store, runtime.clock, parseWorkspaceFile(json));
     process.stdout.write(`${JSON.stringify(ids, null, 2)}\n`);
   } finally {
-    runtime.close();
+    await runtime.close();
   }
 }
 
@@ -245,7 +245,7 @@ async function main(): Promise<number> {
     }
     case 'keys': {
       const { runKeys } = await import('./cli/keys.js');
-      process.stdout.write(runKeys(config));
+      process.stdout.write(await runKeys(config));
       return 0;
     }
     case 'serve':
