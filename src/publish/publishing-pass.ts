@@ -157,9 +157,10 @@ export class PublishingPass {
       const events: PublishingEvent[] = [];
       await store.transaction(async (tx) => {
         for (const post of due) {
-          // Another flow or process may have started or cancelled it since it was read.
+          // Another flow or process may have started, cancelled or moved it since it was read.
           const current = await tx.posts.get(post.id);
           if (current?.status !== 'queued' && current?.status !== 'scheduled') continue;
+          if (current.dueAtMs === null || current.dueAtMs > nowMs) continue;
           const start = await startPublishing(tx, current, nowMs);
           started++;
           if (!this.events) continue;
