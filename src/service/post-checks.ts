@@ -75,8 +75,8 @@ export interface PostTiming {
 }
 
 /**
- * When the post goes out. Must run inside the transaction that stores the post, so that two QUEUE
- * posts never take the same slot.
+ * When the post goes out. Must run on the store of the transaction that stores the post (its `tx`), so
+ * that two QUEUE posts never take the same slot.
  */
 export async function resolveTiming(
   store: Store,
