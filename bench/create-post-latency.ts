@@ -8,9 +8,10 @@
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { DATABASE_FILE, openLocalRuntime } from '../src/local-runtime.js';
+import { openLocalRuntime } from '../src/local-runtime.js';
 import { resolveLocalUser } from '../src/service/acting-user.js';
 import { LocalPublishingService } from '../src/service/local-service.js';
+import { DATABASE_FILE } from '../src/store/open-store.js';
 import type { SqlDatabase } from '../src/store/sqlite/driver.js';
 import { tempDir } from './lib/proc.js';
 import type { Figure } from './lib/report.js';
@@ -60,12 +61,12 @@ export async function createPostLatency(
   const calls = options.calls ?? 3_000;
   const warmup = options.warmup ?? 300;
   const dataDir = tempDir();
-  const runtime = openLocalRuntime({ dataDir, demo: true });
+  const runtime = await openLocalRuntime({ dataDir, demo: true });
   const figures: Figure[] = [];
   try {
-    const user = resolveLocalUser(runtime.store, undefined);
+    const user = await resolveLocalUser(runtime.store, undefined);
     const service = new LocalPublishingService(runtime, user);
-    const brand = runtime.store.findBrandOfUser(user.id, 1)!;
+    const brand = (await runtime.store.findBrandOfUser(user.id, 1))!;
     const nowMs = Date.now();
     const seeder = new PostSeeder({
       file: join(dataDir, DATABASE_FILE),
@@ -153,7 +154,7 @@ export async function createPostLatency(
       seeder.close();
     }
   } finally {
-    runtime.close();
+    await runtime.close();
   }
   return figures;
 }

@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { formatLocalTime } from '../src/domain/time.js';
-import { DATABASE_FILE, openLocalRuntime } from '../src/local-runtime.js';
+import { openLocalRuntime } from '../src/local-runtime.js';
 import { ChannelConnectors } from '../src/publish/channel-connectors.js';
 import { mediaLoader } from '../src/publish/media-loader.js';
 import { SandboxPublisher } from '../src/publish/sandbox-publisher.js';
@@ -13,6 +13,7 @@ import { Scheduler } from '../src/publish/scheduler.js';
 import { authenticate } from '../src/service/acting-user.js';
 import { LocalPublishingService } from '../src/service/local-service.js';
 import { importWorkspace } from '../src/service/workspace.js';
+import { DATABASE_FILE } from '../src/store/open-store.js';
 import { openDatabase } from '../src/store/sqlite/driver.js';
 import { tempDir } from './lib/proc.js';
 import type { Figure } from './lib/report.js';
@@ -25,11 +26,11 @@ export async function schedulerThroughput(options: { posts?: number } = {}): Pro
   const dataDir = tempDir();
   let nowMs = Date.now();
   const clock = { now: () => nowMs };
-  const runtime = openLocalRuntime({ dataDir, demo: false }, { clock });
+  const runtime = await openLocalRuntime({ dataDir, demo: false }, { clock });
   let seconds: number;
   let summary: Awaited<ReturnType<Scheduler['runOnce']>>;
   try {
-    const ids = importWorkspace(runtime.store, clock, {
+    const ids = await importWorkspace(runtime.store, clock, {
       brands: [
         {
           title: 'Bench Roasters',
@@ -47,7 +48,7 @@ export async function schedulerThroughput(options: { posts?: number } = {}): Pro
       users: [{ name: 'Bench', timezone: TIMEZONE, apiKey: API_KEY, brands: ['Bench Roasters'] }],
     });
     const brand = ids.brands[0]!;
-    const service = new LocalPublishingService(runtime, authenticate(runtime.store, API_KEY));
+    const service = new LocalPublishingService(runtime, await authenticate(runtime.store, API_KEY));
     // All at the same minute, two minutes ahead; then the clock moves past it: all due at once.
     const dueAtMs = nowMs - (nowMs % 60_000) + 2 * 60_000;
     const scheduledAt = formatLocalTime(dueAtMs, TIMEZONE);
@@ -81,7 +82,7 @@ export async function schedulerThroughput(options: { posts?: number } = {}): Pro
     summary = await scheduler.runOnce();
     seconds = (performance.now() - started) / 1000;
   } finally {
-    runtime.close();
+    await runtime.close();
   }
   const db = openDatabase(join(dataDir, DATABASE_FILE));
   const count = (sql: string) => Number((db.prepare(sql).get() as { n: number | bigint }).n);

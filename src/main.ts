@@ -108,16 +108,16 @@ async function runLocalStdio(config: Config): Promise<void> {
     import('./service/acting-user.js'),
     import('./service/local-service.js'),
   ]);
-  const runtime = openLocalRuntime(config);
+  const runtime = await openLocalRuntime(config);
   const events = new PublishingEventFeed();
   const engine = deferredEngine(async () => {
     const { startPublishingEngine } = await import('./publish/engine.js');
     return startPublishingEngine(engineOptions(config, runtime, events));
   });
   try {
-    let user: ReturnType<typeof resolveLocalUser>;
+    let user: Awaited<ReturnType<typeof resolveLocalUser>>;
     try {
-      user = resolveLocalUser(runtime.store, config.apiKey);
+      user = await resolveLocalUser(runtime.store, config.apiKey);
     } catch (error) {
       throw new ConfigError((error as Error).message, { cause: error });
     }
@@ -139,7 +139,7 @@ async function runLocalStdio(config: Config): Promise<void> {
     );
   } finally {
     await engine.stop();
-    runtime.close();
+    await runtime.close();
   }
 }
 
@@ -210,9 +210,9 @@ async function runServe(config: Config): Promise<void> {
     import('./publish/engine.js'),
     import('./service/acting-user.js'),
   ]);
-  const runtime = openLocalRuntime(config);
+  const runtime = await openLocalRuntime(config);
   try {
-    for (const { user, apiKey } of issueMissingApiKeys(runtime.store)) {
+    for (const { user, apiKey } of await issueMissingApiKeys(runtime.store)) {
       logInfo(`API key of ${user.name}, shown this once (only its hash is stored): ${apiKey}`);
     }
     const events = new PublishingEventFeed();
@@ -236,7 +236,7 @@ async function runServe(config: Config): Promise<void> {
     await running.close();
     await engine.stop();
   } finally {
-    runtime.close();
+    await runtime.close();
   }
 }
 
@@ -258,12 +258,12 @@ async function runImport(config: Config): Promise<void> {
     import('./local-runtime.js'),
     import('./service/workspace.js'),
   ]);
-  const runtime = openLocalRuntime(config, { withDemo: false });
+  const runtime = await openLocalRuntime(config, { withDemo: false });
   try {
-    const ids = importWorkspace(runtime.store, runtime.clock, parseWorkspaceFile(json));
+    const ids = await importWorkspace(runtime.store, runtime.clock, parseWorkspaceFile(json));
     process.stdout.write(`${JSON.stringify(ids, null, 2)}\n`);
   } finally {
-    runtime.close();
+    await runtime.close();
   }
 }
 
@@ -288,7 +288,7 @@ async function main(): Promise<number> {
     }
     case 'keys': {
       const { runKeys } = await import('./cli/keys.js');
-      process.stdout.write(runKeys(config));
+      process.stdout.write(await runKeys(config));
       return 0;
     }
     case 'serve':

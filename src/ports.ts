@@ -1,7 +1,8 @@
 /**
- * The narrow interfaces the service needs from the outside world. The store is synchronous because
- * both SQLite drivers are; everything that may wait on I/O (media, publishing) is asynchronous. The
- * records they pass are in records.ts (re-exported here).
+ * The narrow interfaces the service needs from the outside world. Every one is asynchronous, the store
+ * included: its SQLite adapter runs each call synchronously when its turn comes, a server database
+ * (PostgreSQL) answers over the network, and the service awaits both alike. The records they pass are in
+ * records.ts (re-exported here).
  */
 import type { DeliveryStatus } from './domain/delivery.js';
 import type { PostStatus } from './domain/post-schemas.js';
@@ -53,35 +54,40 @@ export interface HeldQueueRun {
 
 /** Posts of a brand. Every read is scoped to the brand the caller may see. */
 export interface PostStore {
-  insert(post: NewPost): number;
-  find(brandId: number, postId: number): PostRecord | undefined;
+  insert(post: NewPost): Promise<number>;
+  find(brandId: number, postId: number): Promise<PostRecord | undefined>;
   /** By id alone, for the publishing engine (no user is acting there). */
-  get(postId: number): PostRecord | undefined;
-  findByIdempotencyKey(brandId: number, key: string): PostRecord | undefined;
+  get(postId: number): Promise<PostRecord | undefined>;
+  findByIdempotencyKey(brandId: number, key: string): Promise<PostRecord | undefined>;
   /** The latest post of the brand with this content hash created at or after `sinceMs`, not cancelled. */
-  findRecentSame(brandId: number, contentHash: string, sinceMs: number): PostRecord | undefined;
-  count(brandId: number, filter: PostFilter): number;
-  list(brandId: number, filter: PostFilter, window: PageWindow): PostRecord[];
-  update(postId: number, changes: PostChanges, nowMs: number): void;
-  setStatus(postId: number, status: PostStatus, nowMs: number, publishedAtMs?: number | null): void;
+  findRecentSame(brandId: number, contentHash: string, sinceMs: number): Promise<PostRecord | undefined>;
+  count(brandId: number, filter: PostFilter): Promise<number>;
+  list(brandId: number, filter: PostFilter, window: PageWindow): Promise<PostRecord[]>;
+  update(postId: number, changes: PostChanges, nowMs: number): Promise<void>;
+  setStatus(postId: number, status: PostStatus, nowMs: number, publishedAtMs?: number | null): Promise<void>;
   /** Moves a `publishing` post to its final status; false when it was not publishing (settled already). */
-  finishPublishing(postId: number, status: PostStatus, nowMs: number, publishedAtMs: number | null): boolean;
-  remove(postId: number): void;
+  finishPublishing(
+    postId: number,
+    status: PostStatus,
+    nowMs: number,
+    publishedAtMs: number | null,
+  ): Promise<boolean>;
+  remove(postId: number): Promise<void>;
   /** Due times of the brand's queued and scheduled posts at or after `fromMs`, ascending (an index range). */
-  plannedTimesFrom(brandId: number, fromMs: number, limit: number): number[];
+  plannedTimesFrom(brandId: number, fromMs: number, limit: number): Promise<number[]>;
   /**
    * The run last remembered for the brand and this schedule, while it is still true: the store narrows
    * or forgets it on every change that could free a time in it (a planned post moved, started,
    * cancelled or deleted; a rolled-back transaction; another connection's commit).
    */
-  heldQueueRun(brandId: number, schedule: string): HeldQueueRun | undefined;
-  rememberHeldQueueRun(brandId: number, run: HeldQueueRun): void;
+  heldQueueRun(brandId: number, schedule: string): Promise<HeldQueueRun | undefined>;
+  rememberHeldQueueRun(brandId: number, run: HeldQueueRun): Promise<void>;
   /** Queued (QUEUE mode) posts of the brand due at or after `fromMs`, soonest first. */
-  queued(brandId: number, fromMs: number, limit: number): PostRecord[];
+  queued(brandId: number, fromMs: number, limit: number): Promise<PostRecord[]>;
   /** Queued and scheduled posts due at or before `nowMs`, soonest first. */
-  due(nowMs: number, limit: number): PostRecord[];
+  due(nowMs: number, limit: number): Promise<PostRecord[]>;
   /** The earliest due time of a queued or scheduled post, if any. */
-  nextDueAtMs(): number | undefined;
+  nextDueAtMs(): Promise<number | undefined>;
 }
 
 /**
@@ -110,37 +116,37 @@ export interface SentDelivery {
  * that owner's, and says so (false), so that the caller neither settles the post nor reports twice.
  */
 export interface DeliveryStore {
-  insertMany(deliveries: readonly NewDelivery[]): void;
-  ofPost(postId: number): DeliveryRecord[];
-  ofPosts(postIds: readonly number[]): Map<number, DeliveryRecord[]>;
+  insertMany(deliveries: readonly NewDelivery[]): Promise<void>;
+  ofPost(postId: number): Promise<DeliveryRecord[]>;
+  ofPosts(postIds: readonly number[]): Promise<Map<number, DeliveryRecord[]>>;
   /** Whether any delivery can be claimed now (pending, and not waiting for a retry after `nowMs`). */
-  hasPending(nowMs: number): boolean;
+  hasPending(nowMs: number): Promise<boolean>;
   /**
    * Moves up to `limit` pending deliveries not waiting for a retry to `sending` under `claim`
    * (attempts + 1) and returns them.
    */
-  claimPending(limit: number, claim: Claim, nowMs: number): DeliveryRecord[];
+  claimPending(limit: number, claim: Claim, nowMs: number): Promise<DeliveryRecord[]>;
   /** Extends the lease of those of `deliveryIds` still claimed by `claim.owner` (delivery or comment). */
-  renew(deliveryIds: readonly number[], claim: Claim): void;
+  renew(deliveryIds: readonly number[], claim: Claim): Promise<void>;
   /** False when the delivery is no longer `sending` under this owner's claim. */
-  markSent(deliveryId: number, owner: string, sent: SentDelivery, nowMs: number): boolean;
+  markSent(deliveryId: number, owner: string, sent: SentDelivery, nowMs: number): Promise<boolean>;
   /** False when the delivery is no longer `sending` under this owner's claim. */
-  markFailed(deliveryId: number, owner: string, reason: string): boolean;
+  markFailed(deliveryId: number, owner: string, reason: string): Promise<boolean>;
   /**
    * Puts a delivery this owner was sending back to `pending`, to be claimed again at `retryAtMs`, and
    * keeps `reason` (why it waits) on it; false when it is no longer `sending` under this owner's claim.
    */
-  markRetry(deliveryId: number, owner: string, reason: string, retryAtMs: number): boolean;
+  markRetry(deliveryId: number, owner: string, reason: string, retryAtMs: number): Promise<boolean>;
   /** The earliest time a delivery waiting for a retry may be claimed again, if any. */
-  nextRetryAtMs(): number | undefined;
+  nextRetryAtMs(): Promise<number | undefined>;
   /** Deliveries `sending` under a lease that ended before `nowMs`: their owner stopped or stalled. */
-  expiredClaims(nowMs: number, limit: number): DeliveryRecord[];
+  expiredClaims(nowMs: number, limit: number): Promise<DeliveryRecord[]>;
   /** Puts a delivery whose lease ended back to `pending`; false when it is no longer expired. */
-  releaseExpired(deliveryId: number, nowMs: number): boolean;
+  releaseExpired(deliveryId: number, nowMs: number): Promise<boolean>;
   /** Fails a delivery whose lease ended, with `reason`; false when it is no longer expired. */
-  failExpired(deliveryId: number, reason: string, nowMs: number): boolean;
+  failExpired(deliveryId: number, reason: string, nowMs: number): Promise<boolean>;
   /** Moves up to `limit` due comments to `sending` under `claim` and returns them. */
-  claimDueComments(limit: number, claim: Claim, nowMs: number): DeliveryRecord[];
+  claimDueComments(limit: number, claim: Claim, nowMs: number): Promise<DeliveryRecord[]>;
   /** False when the comment is no longer `sending` under this owner's claim. */
   markComment(
     deliveryId: number,
@@ -148,47 +154,52 @@ export interface DeliveryStore {
     status: 'sent' | 'failed',
     nowMs: number,
     reason: string | null,
-  ): boolean;
+  ): Promise<boolean>;
   /** Puts a comment this owner was posting back to `pending`, due again at `retryAtMs`. */
-  retryComment(deliveryId: number, owner: string, reason: string, retryAtMs: number): boolean;
+  retryComment(deliveryId: number, owner: string, reason: string, retryAtMs: number): Promise<boolean>;
   /** Comments `sending` under a lease that ended before `nowMs`. */
-  expiredCommentClaims(nowMs: number, limit: number): DeliveryRecord[];
+  expiredCommentClaims(nowMs: number, limit: number): Promise<DeliveryRecord[]>;
   /** Puts a comment whose lease ended back to `pending`; false when it is no longer expired. */
-  releaseExpiredComment(deliveryId: number, nowMs: number): boolean;
+  releaseExpiredComment(deliveryId: number, nowMs: number): Promise<boolean>;
   /** Fails a comment whose lease ended; false when it is no longer expired. */
-  failExpiredComment(deliveryId: number, reason: string, nowMs: number): boolean;
-  nextCommentDueAtMs(): number | undefined;
+  failExpiredComment(deliveryId: number, reason: string, nowMs: number): Promise<boolean>;
+  nextCommentDueAtMs(): Promise<number | undefined>;
   /**
    * Moves up to `limit` polls due to be closed to `sending` under a lease, with those whose closing
    * lease ended (closing a poll twice closes it once) and returns them.
    */
-  claimDuePollCloses(limit: number, leaseUntilMs: number, nowMs: number): DeliveryRecord[];
+  claimDuePollCloses(limit: number, leaseUntilMs: number, nowMs: number): Promise<DeliveryRecord[]>;
   /** Records a poll as closed, or failed to close; false when it was not being closed. */
-  markPollClosed(deliveryId: number, status: 'closed' | 'failed', reason: string | null): boolean;
+  markPollClosed(deliveryId: number, status: 'closed' | 'failed', reason: string | null): Promise<boolean>;
   /** The earliest time a poll is due to be closed, if any. */
-  nextPollCloseAtMs(): number | undefined;
+  nextPollCloseAtMs(): Promise<number | undefined>;
   /** The earliest end of a lease held on a delivery or comment, if any. */
-  nextLeaseEndMs(): number | undefined;
-  counts(postId: number): Record<DeliveryStatus, number>;
+  nextLeaseEndMs(): Promise<number | undefined>;
+  counts(postId: number): Promise<Record<DeliveryStatus, number>>;
 }
 
 /** Channel connections (connect / disconnect) and what the engine learns about each channel. */
 export interface ConnectionStore {
-  find(channelId: number): ConnectionRecord | undefined;
-  ofChannels(channelIds: readonly number[]): Map<number, ConnectionRecord>;
+  find(channelId: number): Promise<ConnectionRecord | undefined>;
+  ofChannels(channelIds: readonly number[]): Promise<Map<number, ConnectionRecord>>;
   /** Creates or replaces a channel's connection, and clears the channel's last error. */
-  save(channelId: number, connection: ConnectionUpsert, nowMs: number): void;
+  save(channelId: number, connection: ConnectionUpsert, nowMs: number): Promise<void>;
   /** Replaces the sealed secret of a connection that still has one (a refreshed session). */
-  setSecret(channelId: number, sealedSecret: Uint8Array, nowMs: number): void;
+  setSecret(channelId: number, sealedSecret: Uint8Array, nowMs: number): Promise<void>;
   /** Erases a connection's secret (disconnect); false when the channel has no connection. */
-  erase(channelId: number, nowMs: number): boolean;
-  activity(channelId: number): ChannelActivity;
-  recordPublished(channelId: number, nowMs: number): void;
-  recordError(channelId: number, error: string, nowMs: number): void;
+  erase(channelId: number, nowMs: number): Promise<boolean>;
+  activity(channelId: number): Promise<ChannelActivity>;
+  recordPublished(channelId: number, nowMs: number): Promise<void>;
+  recordError(channelId: number, error: string, nowMs: number): Promise<void>;
   /** The channel of the brand connected to this account of this platform, if any. */
-  findByAccount(brandId: number, kind: string, endpoint: string, accountId: string): number | undefined;
+  findByAccount(
+    brandId: number,
+    kind: string,
+    endpoint: string,
+    accountId: string,
+  ): Promise<number | undefined>;
   /** A random id of this store, made once: part of every idempotency key sent to a platform. */
-  storeId(): string;
+  storeId(): Promise<string>;
 }
 
 /**
@@ -197,16 +208,16 @@ export interface ConnectionStore {
  */
 export interface ApiKeyStore {
   /** The key with this hash, revoked or not, and its user. */
-  findByHash(keyHash: string): { key: ApiKeyRecord; keyHash: string; user: UserRecord } | undefined;
+  findByHash(keyHash: string): Promise<{ key: ApiKeyRecord; keyHash: string; user: UserRecord } | undefined>;
   /** A user's keys, oldest first, revoked ones included. */
-  ofUser(userId: string): ApiKeyRecord[];
-  add(userId: string, key: NewApiKey, nowMs: number): ApiKeyRecord;
+  ofUser(userId: string): Promise<ApiKeyRecord[]>;
+  add(userId: string, key: NewApiKey, nowMs: number): Promise<ApiKeyRecord>;
   /** Adds a user's first key; false when the user has or had one (added meanwhile by another process). */
-  addFirst(userId: string, key: NewApiKey, nowMs: number): boolean;
+  addFirst(userId: string, key: NewApiKey, nowMs: number): Promise<boolean>;
   /** Records that the key was accepted at `nowMs`. */
-  recordUse(keyId: number, nowMs: number): void;
+  recordUse(keyId: number, nowMs: number): Promise<void>;
   /** Refuses the key from now on; false when it was revoked already. */
-  revoke(keyId: number, nowMs: number): boolean;
+  revoke(keyId: number, nowMs: number): Promise<boolean>;
 }
 
 /** The sandbox publisher's record of what each platform would have received. */
@@ -221,41 +232,47 @@ export interface SandboxOutbox {
     platform: string,
     body: unknown,
     nowMs: number,
-  ): void;
+  ): Promise<void>;
 }
 
 export interface Store {
-  /** Runs `work` in one transaction; everything or nothing is written. */
-  transaction<T>(work: () => T): T;
-  close(): void;
+  /**
+   * Runs `work` in one transaction: everything or nothing is written. `work` is given the store bound to
+   * the transaction and must use it (`tx`), not this store, for everything it reads and writes: what the
+   * store does meanwhile for other callers waits for the transaction to end, or runs beside it on its own
+   * connection, but never joins it. `tx.transaction(...)` nests: when its `work` throws, only its own
+   * writes are undone, and the outer transaction goes on if its caller catches the error.
+   */
+  transaction<T>(work: (tx: Store) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
 
-  isEmpty(): boolean;
-  countUsers(): number;
-  onlyUser(): UserRecord | undefined;
+  isEmpty(): Promise<boolean>;
+  countUsers(): Promise<number>;
+  onlyUser(): Promise<UserRecord | undefined>;
   /** Every user, oldest first. */
-  listUsers(): UserRecord[];
-  getUser(userId: string): UserRecord | undefined;
+  listUsers(): Promise<UserRecord[]>;
+  getUser(userId: string): Promise<UserRecord | undefined>;
   /** Users that never had an API key (the demo user of a fresh store); revoked keys count as had. */
-  usersWithoutKey(): UserRecord[];
+  usersWithoutKey(): Promise<UserRecord[]>;
   readonly apiKeys: ApiKeyStore;
 
-  countBrandsOfUser(userId: string): number;
-  listBrandsOfUser(userId: string, window: PageWindow): BrandRecord[];
-  findBrandOfUser(userId: string, brandId: number): BrandRecord | undefined;
+  countBrandsOfUser(userId: string): Promise<number>;
+  listBrandsOfUser(userId: string, window: PageWindow): Promise<BrandRecord[]>;
+  findBrandOfUser(userId: string, brandId: number): Promise<BrandRecord | undefined>;
   /** A brand by id, whoever may see it (the command line acts for the operator). */
-  findBrand(brandId: number): BrandRecord | undefined;
+  findBrand(brandId: number): Promise<BrandRecord | undefined>;
 
-  countChannels(brandId: number): number;
-  listChannels(brandId: number, window: PageWindow): ChannelRecord[];
-  findChannel(brandId: number, channelId: number): ChannelRecord | undefined;
+  countChannels(brandId: number): Promise<number>;
+  listChannels(brandId: number, window: PageWindow): Promise<ChannelRecord[]>;
+  findChannel(brandId: number, channelId: number): Promise<ChannelRecord | undefined>;
 
-  countCollections(brandId: number): number;
-  listCollections(brandId: number, window: PageWindow): CollectionRecord[];
-  findCollection(brandId: number, collectionId: number): CollectionRecord | undefined;
+  countCollections(brandId: number): Promise<number>;
+  listCollections(brandId: number, window: PageWindow): Promise<CollectionRecord[]>;
+  findCollection(brandId: number, collectionId: number): Promise<CollectionRecord | undefined>;
 
-  findMediaByHash(brandId: number, sha256: string): MediaRecord | undefined;
-  findMedia(brandId: number, mediaIds: readonly string[]): MediaRecord[];
-  insertMedia(media: MediaRecord): void;
+  findMediaByHash(brandId: number, sha256: string): Promise<MediaRecord | undefined>;
+  findMedia(brandId: number, mediaIds: readonly string[]): Promise<MediaRecord[]>;
+  insertMedia(media: MediaRecord): Promise<void>;
 
   readonly posts: PostStore;
   readonly deliveries: DeliveryStore;
@@ -267,13 +284,13 @@ export interface Store {
     status: 'ACTIVE' | 'INACTIVE',
     reason: string | null,
     nowMs: number,
-  ): void;
+  ): Promise<void>;
 
-  findBrandIdByTitle(title: string): number | undefined;
-  upsertBrand(brand: BrandUpsert, nowMs: number): number;
-  upsertChannel(brandId: number, channel: ChannelUpsert, nowMs: number): number;
-  upsertCollection(brandId: number, collection: CollectionUpsert, nowMs: number): number;
-  upsertUser(user: UserUpsert, nowMs: number): string;
+  findBrandIdByTitle(title: string): Promise<number | undefined>;
+  upsertBrand(brand: BrandUpsert, nowMs: number): Promise<number>;
+  upsertChannel(brandId: number, channel: ChannelUpsert, nowMs: number): Promise<number>;
+  upsertCollection(brandId: number, collection: CollectionUpsert, nowMs: number): Promise<number>;
+  upsertUser(user: UserUpsert, nowMs: number): Promise<string>;
 }
 
 /** A file being written into the media store: size, hash and first bytes known once fully read. */

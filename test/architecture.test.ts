@@ -75,13 +75,28 @@ describe('architecture', () => {
     }
   });
 
-  it('keeps adapters (mcp/) away from the store and SQL', () => {
-    for (const file of files.filter((f) => f.path.startsWith('mcp/'))) {
+  it('keeps adapters (mcp/, rest/) away from the store and SQL, and on the service interface', () => {
+    const adapters = files.filter((f) => f.path.startsWith('mcp/') || f.path.startsWith('rest/'));
+    expect(adapters.some((f) => f.path.startsWith('rest/'))).toBe(true);
+    for (const file of adapters) {
       for (const target of importsOf(file.text)) {
         expect(target.includes('/store/'), `${file.path} imports ${target}`).toBe(false);
+        // The local service is one implementation; adapters know the interface (publishing-service.ts).
+        expect(target.endsWith('/local-service.js'), `${file.path} imports ${target}`).toBe(false);
       }
       expect(/\b(SELECT|INSERT|UPDATE)\b/.test(file.text), `${file.path} has SQL`).toBe(false);
     }
+  });
+
+  it('chooses the store adapter in one place: above the Store port, nothing imports an adapter', () => {
+    const adapterImports = files
+      .filter((file) => !file.path.startsWith('store/'))
+      .flatMap((file) =>
+        importsOf(file.text)
+          .filter((target) => /\/store\/(sqlite|postgres)\//.test(target))
+          .map((target) => `${file.path} imports ${target}`),
+      );
+    expect(adapterImports).toEqual([]);
   });
 
   it('has one file per tool, named after the tool, each registered', () => {

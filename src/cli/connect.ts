@@ -21,16 +21,17 @@ const say = (line: string) => process.stderr.write(`${line}\n`);
 
 export async function runConnect(config: Config, version: string): Promise<void> {
   const request = config.connect!;
-  const runtime = openLocalRuntime(config);
+  const runtime = await openLocalRuntime(config);
   try {
-    const brandId = findBrandId(runtime.store, request.brand);
+    const brandId = await findBrandId(runtime.store, request.brand);
     if (brandId === undefined) throw new ConfigError(brandNotFound(request.brand));
-    const collectionIds = request.collections.map((collection) =>
-      findCollectionId(runtime, brandId, collection),
-    );
+    const collectionIds: number[] = [];
+    for (const collection of request.collections) {
+      collectionIds.push(await findCollectionId(runtime, brandId, collection));
+    }
     const type = CONNECTED_PLATFORMS[request.platform];
     if (request.name !== undefined) {
-      const named = runtime.store.listChannels(brandId, { limit: 10_000, offset: 0 });
+      const named = await runtime.store.listChannels(brandId, { limit: 10_000, offset: 0 });
       const clash = named.find((channel) => channel.name === request.name && channel.type !== type);
       if (clash) {
         throw new ConfigError(
@@ -40,7 +41,7 @@ export async function runConnect(config: Config, version: string): Promise<void>
     }
     const verified = await verify(request, `social-publisher-mcp/${version}`, config.platformTimeoutMs);
     const { secret, ...connection } = verified;
-    const channelId = connectChannel(runtime.store, runtime.secrets, runtime.clock, {
+    const channelId = await connectChannel(runtime.store, runtime.secrets, runtime.clock, {
       brandId,
       type,
       name: request.name,
@@ -48,24 +49,24 @@ export async function runConnect(config: Config, version: string): Promise<void>
       secret: { value: secret },
       collectionIds,
     });
-    const channel = runtime.store.findChannel(brandId, channelId)!;
+    const channel = (await runtime.store.findChannel(brandId, channelId))!;
     say(
       `Connected ${verified.account} as the channel "${channel.name}" (id ${channelId}) of brand ${brandId}.`,
     );
-    const detail = presentChannelDetail(runtime.store, channel, config.publisher.kind);
+    const detail = await presentChannelDetail(runtime.store, channel, config.publisher.kind);
     process.stdout.write(`${JSON.stringify(detail, null, 2)}\n`);
   } finally {
-    runtime.close();
+    await runtime.close();
   }
 }
 
 export async function runDisconnect(config: Config): Promise<void> {
   const { brand, channel: wanted } = config.disconnect!;
-  const runtime = openLocalRuntime(config);
+  const runtime = await openLocalRuntime(config);
   try {
-    const brandId = findBrandId(runtime.store, brand);
+    const brandId = await findBrandId(runtime.store, brand);
     if (brandId === undefined) throw new ConfigError(brandNotFound(brand));
-    const channels = runtime.store.listChannels(brandId, { limit: 10_000, offset: 0 });
+    const channels = await runtime.store.listChannels(brandId, { limit: 10_000, offset: 0 });
     const channel =
       channels.find((c) => c.name === wanted) ??
       (/^\d+$/.test(wanted) ? channels.find((c) => c.id === Number(wanted)) : undefined);
@@ -74,20 +75,20 @@ export async function runDisconnect(config: Config): Promise<void> {
         `Brand ${brandId} has no channel "${wanted}". Its channels: ${channels.map((c) => `${c.id} "${c.name}"`).join(', ')}.`,
       );
     }
-    const erased = disconnectChannel(runtime.store, runtime.clock, channel);
+    const erased = await disconnectChannel(runtime.store, runtime.clock, channel);
     say(
       erased
         ? `Disconnected "${channel.name}": it is INACTIVE and its secrets are erased.`
         : `"${channel.name}" had no connected account; it is INACTIVE now.`,
     );
-    const detail = presentChannelDetail(
+    const detail = await presentChannelDetail(
       runtime.store,
-      runtime.store.findChannel(brandId, channel.id)!,
+      (await runtime.store.findChannel(brandId, channel.id))!,
       config.publisher.kind,
     );
     process.stdout.write(`${JSON.stringify(detail, null, 2)}\n`);
   } finally {
-    runtime.close();
+    await runtime.close();
   }
 }
 
@@ -95,8 +96,8 @@ function brandNotFound(brand: string): string {
   return `No brand "${brand}" in this store: give a brand's exact title or its id (list_brands shows them), or import a workspace file that declares it.`;
 }
 
-function findCollectionId(runtime: LocalRuntime, brandId: number, wanted: string): number {
-  const collections = runtime.store.listCollections(brandId, { limit: 10_000, offset: 0 });
+async function findCollectionId(runtime: LocalRuntime, brandId: number, wanted: string): Promise<number> {
+  const collections = await runtime.store.listCollections(brandId, { limit: 10_000, offset: 0 });
   const found =
     collections.find((c) => c.title === wanted) ??
     (/^\d+$/.test(wanted) ? collections.find((c) => c.id === Number(wanted)) : undefined);

@@ -14,36 +14,39 @@ import { createApiKey, hashApiKey } from '../service/acting-user.js';
 const say = (line: string) => process.stderr.write(`${line}\n`);
 
 /** Runs the command; returns what goes to stdout (main.ts writes it). */
-export function runKeys(config: Config): string {
+export async function runKeys(config: Config): Promise<string> {
   const request = config.keys!;
-  const runtime = openLocalRuntime(config);
+  const runtime = await openLocalRuntime(config);
   try {
     const { store, clock } = runtime;
     if (request.action === 'list') {
-      const users = request.user === undefined ? store.listUsers() : [findUser(store, request.user)];
-      return json(
-        users.map((user) => ({ ...userFields(user), keys: store.apiKeys.ofUser(user.id).map(keyFields) })),
-      );
+      const users =
+        request.user === undefined ? await store.listUsers() : [await findUser(store, request.user)];
+      const listed = [];
+      for (const user of users) {
+        listed.push({ ...userFields(user), keys: (await store.apiKeys.ofUser(user.id)).map(keyFields) });
+      }
+      return json(listed);
     }
-    const user = findUser(store, request.user!);
+    const user = await findUser(store, request.user!);
     if (request.action === 'create') {
-      const { apiKey, record } = createApiKey(store, clock, user);
+      const { apiKey, record } = await createApiKey(store, clock, user);
       say(
         `New API key ${record.id} of "${user.name}", shown this once (only its hash is stored). Use it as SOCIAL_PUBLISHER_API_KEY, or as "Authorization: Bearer <key>" with serve.`,
       );
       return json({ ...userFields(user), key: apiKey, ...keyFields(record) });
     }
-    const key = findKeyOf(store, user, request.key!);
-    const revoked = store.apiKeys.revoke(key.id, clock.now());
+    const key = await findKeyOf(store, user, request.key!);
+    const revoked = await store.apiKeys.revoke(key.id, clock.now());
     say(
       revoked
         ? `Revoked API key ${key.id}${key.prefix ? ` (${key.prefix}…)` : ''} of "${user.name}": it is refused from now on, by a running serve too.`
         : `API key ${key.id} of "${user.name}" was already revoked on ${formatTimestamp(key.revokedAtMs!)}.`,
     );
-    const now = store.apiKeys.ofUser(user.id).find((k) => k.id === key.id)!;
+    const now = (await store.apiKeys.ofUser(user.id)).find((k) => k.id === key.id)!;
     return json({ ...userFields(user), ...keyFields(now) });
   } finally {
-    runtime.close();
+    await runtime.close();
   }
 }
 
@@ -69,8 +72,8 @@ function keyFields(key: ApiKeyRecord) {
 }
 
 /** The user named `wanted` (or with that id); an error listing the users when none or several match. */
-function findUser(store: Store, wanted: string): UserRecord {
-  const users = store.listUsers();
+async function findUser(store: Store, wanted: string): Promise<UserRecord> {
+  const users = await store.listUsers();
   const byId = users.find((user) => user.id === wanted);
   if (byId) return byId;
   const named = users.filter((user) => user.name === wanted);
@@ -89,10 +92,10 @@ function findUser(store: Store, wanted: string): UserRecord {
 }
 
 /** The user's key that `ref` names: its id, its prefix (as `keys list` shows it), or the whole key. */
-function findKeyOf(store: Store, user: UserRecord, ref: string): ApiKeyRecord {
-  const keys = store.apiKeys.ofUser(user.id);
+async function findKeyOf(store: Store, user: UserRecord, ref: string): Promise<ApiKeyRecord> {
+  const keys = await store.apiKeys.ofUser(user.id);
   const trimmed = ref.trim().replace(/…$/, '');
-  const whole = store.apiKeys.findByHash(hashApiKey(trimmed));
+  const whole = await store.apiKeys.findByHash(hashApiKey(trimmed));
   let matches: ApiKeyRecord[];
   if (/^\d+$/.test(trimmed) && keys.some((key) => key.id === Number(trimmed))) {
     matches = keys.filter((key) => key.id === Number(trimmed));

@@ -36,6 +36,8 @@ export type Admission<T> = { admitted: true; value: T } | { admitted: false; ret
 interface AddressRecord {
   /** When the failures still counted happened, oldest first (at most maxFailures). */
   failures: number[];
+  /** Checks of keys not known to have succeeded from this address, under way: each may yet fail. */
+  checking: number;
   /** Digests of the keys that succeeded from this address, oldest first. */
   knownKeys: string[];
 }
@@ -97,33 +99,41 @@ export class AuthThrottle {
   }
 
   /**
-   * Runs `check` (which throws UnauthenticatedError for a bad key) unless the address is blocked, and
-   * counts its outcome. Other errors pass through uncounted.
+   * Runs `check` (which rejects with UnauthenticatedError for a bad key) unless the address is blocked,
+   * and counts its outcome. Other errors pass through uncounted. A check under way counts against the
+   * limit until it succeeds, so that guesses sent all at once make no more checks than guesses in turn.
    */
-  authenticate<T>(address: string, apiKey: string | undefined, check: () => T): Admission<T> {
+  async authenticate<T>(
+    address: string,
+    apiKey: string | undefined,
+    check: () => Promise<T>,
+  ): Promise<Admission<T>> {
     const group = addressGroup(address);
     const now = this.now();
     const record = this.touch(group, now);
     const digest = apiKey === undefined ? undefined : hashApiKey(apiKey);
-    if (record && record.failures.length >= this.maxFailures && !record.knownKeys.includes(digest!)) {
-      const freeAt = record.failures[0]! + this.windowMs;
+    const known = digest !== undefined && record?.knownKeys.includes(digest) === true;
+    if (record && !known && record.failures.length + record.checking >= this.maxFailures) {
+      const freeAt = (record.failures[0] ?? now) + this.windowMs;
       return { admitted: false, retryAfterSeconds: Math.max(1, Math.ceil((freeAt - now) / 1000)) };
     }
+    const counted = digest !== undefined && !known ? (record ?? this.remember(group)) : undefined;
+    if (counted) counted.checking++;
     let value: T;
     try {
-      value = check();
+      value = await check();
     } catch (error) {
-      if (error instanceof UnauthenticatedError && digest !== undefined) {
-        const failed = record ?? this.remember(group);
-        failed.failures.push(now);
-        if (failed.failures.length > this.maxFailures) failed.failures.shift();
+      if (error instanceof UnauthenticatedError && counted) {
+        counted.failures.push(now);
+        if (counted.failures.length > this.maxFailures) counted.failures.shift();
       }
       throw error;
+    } finally {
+      if (counted) counted.checking--;
     }
-    if (digest !== undefined && !record?.knownKeys.includes(digest)) {
-      const succeeded = record ?? this.remember(group);
-      succeeded.knownKeys.push(digest);
-      if (succeeded.knownKeys.length > this.maxKnownKeys) succeeded.knownKeys.shift();
+    if (counted && !counted.knownKeys.includes(digest!)) {
+      counted.knownKeys.push(digest!);
+      if (counted.knownKeys.length > this.maxKnownKeys) counted.knownKeys.shift();
     }
     return { admitted: true, value };
   }
@@ -140,7 +150,7 @@ export class AuthThrottle {
   }
 
   private remember(group: string): AddressRecord {
-    const record: AddressRecord = { failures: [], knownKeys: [] };
+    const record: AddressRecord = { failures: [], checking: 0, knownKeys: [] };
     this.records.set(group, record);
     if (this.records.size > this.maxAddresses) {
       this.records.delete(this.records.keys().next().value!);

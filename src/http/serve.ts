@@ -67,9 +67,7 @@ export function createHttpApp(options: {
   const { runtime } = options;
   // Over HTTP the caller is not on this machine: an upload path would read the server's files.
   const deps = { ...runtime, onPlanChanged: () => options.engine?.scheduler.wake(), allowLocalPaths: false };
-  const serviceFor = (
-    user: Parameters<typeof authenticate>[1] extends never ? never : ReturnType<typeof authenticate>,
-  ) => new LocalPublishingService(deps, user);
+  const serviceFor = (user: UserRecord) => new LocalPublishingService(deps, user);
   const throttle = new AuthThrottle(options.authThrottle);
   const sessions = new McpHttpSessions({
     createServer: (user, inFlight: InFlightCalls) =>
@@ -120,7 +118,7 @@ export function createHttpApp(options: {
     const apiKey = presentedKey(c.req.header('authorization'));
     let admission: Admission<UserRecord>;
     try {
-      admission = throttle.authenticate(clientAddress(c.env), apiKey, () =>
+      admission = await throttle.authenticate(clientAddress(c.env), apiKey, () =>
         authenticate(runtime.store, apiKey),
       );
     } catch (error) {

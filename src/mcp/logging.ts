@@ -40,7 +40,7 @@ export class PublishingEventFeed {
 export interface PublishingLog {
   feed: PublishingEventFeed;
   /** True when the session's user may see the brand (a brand of another user answers false). */
-  canSeeBrand(brandId: number): boolean;
+  canSeeBrand(brandId: number): Promise<boolean>;
 }
 
 /** The `logger` name clients show beside each message. */
@@ -53,9 +53,13 @@ export const PUBLISHING_LOGGER = 'publishing';
  */
 export function forwardPublishingEvents(server: McpServer, log: PublishingLog): void {
   let unsubscribe: (() => void) | undefined;
-  const forward = (event: PublishingEvent) => {
+  // Each event waits for the one before it: the client hears them in the order they happened.
+  let previous: Promise<void> = Promise.resolve();
+  const send = async (event: PublishingEvent) => {
+    if (!(await log.canSeeBrand(event.brandId))) return;
+    // Read once the brand is checked: the session may have closed meanwhile.
     const transport = server.server.transport;
-    if (!transport || !log.canSeeBrand(event.brandId)) return;
+    if (!transport) return;
     // The session id is the key under which the SDK keeps the level this session's client set.
     server.server
       .sendLoggingMessage(
@@ -63,6 +67,9 @@ export function forwardPublishingEvents(server: McpServer, log: PublishingLog): 
         transport.sessionId,
       )
       .catch(() => undefined);
+  };
+  const forward = (event: PublishingEvent) => {
+    previous = previous.then(() => send(event)).catch(() => undefined);
   };
   const initialized = server.server.oninitialized;
   server.server.oninitialized = () => {

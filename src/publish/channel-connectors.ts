@@ -43,14 +43,14 @@ export class ChannelConnectors implements ConnectorRouter {
     return this.options.fallback;
   }
 
-  idempotent(channelId: number): boolean {
-    const connection = this.options.store.connections.find(channelId);
+  async idempotent(channelId: number): Promise<boolean> {
+    const connection = await this.options.store.connections.find(channelId);
     return connection ? IDEMPOTENT_PLATFORMS[connection.kind] : this.options.fallback.idempotent;
   }
 
   /** The connector that sends to this channel now. */
   async forChannel(channelId: number): Promise<Publisher> {
-    const connection = this.options.store.connections.find(channelId);
+    const connection = await this.options.store.connections.find(channelId);
     if (!connection) return this.options.fallback;
     const kept = this.open.get(channelId);
     if (kept?.updatedAtMs === connection.updatedAtMs) return kept.publisher;
@@ -82,9 +82,9 @@ export class ChannelConnectors implements ConnectorRouter {
       {
         ...context,
         saveSecret: async (changed) => {
-          store.connections.setSecret(channelId, secrets.seal(changed, channelId), context.clock.now());
+          await store.connections.setSecret(channelId, secrets.seal(changed, channelId), context.clock.now());
           // The connector that saved it is current: it keeps the secret it has in memory.
-          const updated = store.connections.find(channelId);
+          const updated = await store.connections.find(channelId);
           const kept = this.open.get(channelId);
           if (updated && kept) kept.updatedAtMs = updated.updatedAtMs;
         },

@@ -58,11 +58,9 @@ export class ClaimLease {
   }
 
   private renew(): void {
-    try {
-      this.options.deliveries.renew([...this.held], this.claim());
-    } catch (error) {
+    this.options.deliveries.renew([...this.held], this.claim()).catch((error: unknown) => {
       // A busy or closing database: the next renewal comes a third of a lease later, in time.
       this.options.log(`renewing the lease on ${this.held.size} claims failed: ${(error as Error).message}`);
-    }
+    });
   }
 }

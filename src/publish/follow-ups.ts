@@ -27,14 +27,14 @@ export class FollowUps {
     let posted = 0;
     while (!halted()) {
       // One at a time, claimed as it is posted: a process that dies leaves only that one in doubt.
-      const [delivery] = store.deliveries.claimDueComments(
+      const [delivery] = await store.deliveries.claimDueComments(
         1,
         this.options.lease.claim(),
         this.options.clock.now(),
       );
       if (!delivery) break;
       this.options.lease.hold([delivery.id]);
-      const post = store.posts.get(delivery.postId);
+      const post = await store.posts.get(delivery.postId);
       const text = post?.payload.comment?.comment;
       let outcome: PublishOutcome;
       let publisher: Publisher | undefined;
@@ -48,7 +48,7 @@ export class FollowUps {
               channel: { id: delivery.channelId, name: delivery.channelName, type: delivery.channelType },
               externalId: delivery.externalId,
               comment: text,
-              idempotencyKey: `${store.connections.storeId()}-${delivery.id}-comment`,
+              idempotencyKey: `${await store.connections.storeId()}-${delivery.id}-comment`,
             })
           : { ok: false, reason: 'The post no longer has a comment.' };
       } catch (error) {
@@ -61,19 +61,19 @@ export class FollowUps {
         : decideAfterFailure(outcome, delivery.attempts, publisher?.idempotent ?? false, nowMs);
       let mine: boolean;
       try {
-        mine = store.transaction(() => {
+        mine = await store.transaction(async (tx) => {
           const { owner } = this.options.lease;
           const done =
             decision?.action === 'retry'
-              ? store.deliveries.retryComment(delivery.id, owner, decision.reason, decision.atMs)
-              : store.deliveries.markComment(
+              ? await tx.deliveries.retryComment(delivery.id, owner, decision.reason, decision.atMs)
+              : await tx.deliveries.markComment(
                   delivery.id,
                   owner,
                   outcome.ok ? 'sent' : 'failed',
                   nowMs,
                   decision?.reason ?? null,
                 );
-          if (done && decision) recordChannelFailure(store, delivery.channelId, decision, nowMs);
+          if (done && decision) await recordChannelFailure(tx, delivery.channelId, decision, nowMs);
           return done;
         });
       } finally {
@@ -102,7 +102,11 @@ export class FollowUps {
     const { store } = this.options;
     while (!halted()) {
       const nowMs = this.options.clock.now();
-      const [delivery] = store.deliveries.claimDuePollCloses(1, nowMs + this.options.lease.leaseMs, nowMs);
+      const [delivery] = await store.deliveries.claimDuePollCloses(
+        1,
+        nowMs + this.options.lease.leaseMs,
+        nowMs,
+      );
       if (!delivery) return;
       let outcome: PublishOutcome;
       try {
@@ -111,7 +115,7 @@ export class FollowUps {
           ? await publisher.closePoll({
               deliveryId: delivery.id,
               postId: delivery.postId,
-              brandId: store.posts.get(delivery.postId)?.brandId ?? 0,
+              brandId: (await store.posts.get(delivery.postId))?.brandId ?? 0,
               channel: { id: delivery.channelId, name: delivery.channelName, type: delivery.channelType },
               externalId: delivery.externalId,
             })
@@ -123,7 +127,7 @@ export class FollowUps {
         // Left `sending`: its lease ends and the closing is tried again then.
         continue;
       }
-      store.deliveries.markPollClosed(
+      await store.deliveries.markPollClosed(
         delivery.id,
         outcome.ok ? 'closed' : 'failed',
         outcome.ok ? null : `The poll could not be closed when its period ended: ${outcome.reason}`,

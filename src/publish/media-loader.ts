@@ -21,7 +21,7 @@ const EXTENSIONS: Record<string, string> = {
 export function mediaLoader(store: Store, downloader: MediaDownloader | undefined) {
   return async (brandId: number, media: PlatformMedia): Promise<LoadedMedia> => {
     if (media.id !== undefined) {
-      const [record] = store.findMedia(brandId, [media.id]);
+      const [record] = await store.findMedia(brandId, [media.id]);
       if (!record) throw new Error(`The media ${media.id} no longer exists.`);
       const bytes = await readFile(record.path);
       return { bytes, type: record.type, name: `${record.id}.${EXTENSIONS[record.type] ?? 'bin'}` };

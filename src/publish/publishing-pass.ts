@@ -15,6 +15,7 @@ import type {
   Clock,
   DeliveryRecord,
   PostRecord,
+  PostStatus,
   Publisher,
   PublishingEvent,
   PublishingEventSink,
@@ -44,7 +45,7 @@ export interface TickSummary {
 export interface ConnectorRouter {
   forChannel(channelId: number): Promise<Publisher>;
   /** Whether the channel's connector deduplicates (`Publisher.idempotent`), known without opening it. */
-  idempotent(channelId: number): boolean;
+  idempotent(channelId: number): Promise<boolean>;
 }
 
 export interface PublishingPassOptions {
@@ -103,8 +104,8 @@ export class PublishingPass {
   async run(): Promise<TickSummary> {
     this.halted = false;
     const summary: TickSummary = { started: 0, sent: 0, failed: 0, comments: 0 };
-    this.takeOverExpired();
-    summary.started = this.startDuePosts();
+    await this.takeOverExpired();
+    summary.started = await this.startDuePosts();
     const outcomes = await this.sendPending();
     summary.sent = outcomes.sent;
     summary.failed = outcomes.failed;
@@ -117,49 +118,50 @@ export class PublishingPass {
    * Claims whose lease ended: their owner stopped (or stalled longer than a lease), so whether they went
    * out is unknown. An idempotent publisher gets them again (back to pending); any other fails them.
    */
-  private takeOverExpired(): void {
+  private async takeOverExpired(): Promise<void> {
     const { store } = this;
     const nowMs = this.clock.now();
-    for (const delivery of store.deliveries.expiredClaims(nowMs, this.batchSize * 5)) {
+    for (const delivery of await store.deliveries.expiredClaims(nowMs, this.batchSize * 5)) {
       // Our own claim, late to be renewed: still ours, being sent right now.
       if (this.lease.holds(delivery.id)) continue;
-      if (this.connectors.idempotent(delivery.channelId)) {
-        store.deliveries.releaseExpired(delivery.id, nowMs);
+      if (await this.connectors.idempotent(delivery.channelId)) {
+        await store.deliveries.releaseExpired(delivery.id, nowMs);
         continue;
       }
-      const outcome = store.transaction(() => {
-        if (!store.deliveries.failExpired(delivery.id, IN_DOUBT_REASON, nowMs)) return undefined;
-        return { settled: settlePost(store, delivery.postId, nowMs) };
+      const outcome = await store.transaction(async (tx) => {
+        if (!(await tx.deliveries.failExpired(delivery.id, IN_DOUBT_REASON, nowMs))) return undefined;
+        return { settled: await settlePost(tx, delivery.postId, nowMs) };
       });
       if (!outcome) continue;
-      const post = store.posts.get(delivery.postId) ?? { id: delivery.postId, brandId: 0 };
+      const post = (await store.posts.get(delivery.postId)) ?? { id: delivery.postId, brandId: 0 };
       this.announce(post, [
         deliveryFailed(post, delivery, IN_DOUBT_REASON),
         ...(outcome.settled ? [postSettled(post, outcome.settled)] : []),
       ]);
     }
-    for (const delivery of store.deliveries.expiredCommentClaims(nowMs, this.batchSize * 5)) {
+    for (const delivery of await store.deliveries.expiredCommentClaims(nowMs, this.batchSize * 5)) {
       if (this.lease.holds(delivery.id)) continue;
-      if (this.connectors.idempotent(delivery.channelId))
-        store.deliveries.releaseExpiredComment(delivery.id, nowMs);
-      else store.deliveries.failExpiredComment(delivery.id, COMMENT_IN_DOUBT_REASON, nowMs);
+      if (await this.connectors.idempotent(delivery.channelId))
+        await store.deliveries.releaseExpiredComment(delivery.id, nowMs);
+      else await store.deliveries.failExpiredComment(delivery.id, COMMENT_IN_DOUBT_REASON, nowMs);
     }
   }
 
-  private startDuePosts(): number {
+  private async startDuePosts(): Promise<number> {
     const { store } = this;
     let started = 0;
     for (;;) {
       const nowMs = this.clock.now();
-      const due = store.posts.due(nowMs, this.batchSize);
+      const due = await store.posts.due(nowMs, this.batchSize);
       if (due.length === 0) return started;
       const events: PublishingEvent[] = [];
-      store.transaction(() => {
+      await store.transaction(async (tx) => {
         for (const post of due) {
-          // Another process may have started or cancelled it since it was read.
-          const current = store.posts.get(post.id);
+          // Another flow or process may have started, cancelled or moved it since it was read.
+          const current = await tx.posts.get(post.id);
           if (current?.status !== 'queued' && current?.status !== 'scheduled') continue;
-          const start = startPublishing(store, current, nowMs);
+          if (current.dueAtMs === null || current.dueAtMs > nowMs) continue;
+          const start = await startPublishing(tx, current, nowMs);
           started++;
           if (!this.events) continue;
           events.push(...postStarted(current, start.deliveries));
@@ -183,12 +185,12 @@ export class PublishingPass {
     const worker = async () => {
       let [delivery] = this.halted
         ? []
-        : this.store.deliveries.claimPending(1, this.lease.claim(), this.clock.now());
+        : await this.store.deliveries.claimPending(1, this.lease.claim(), this.clock.now());
       while (delivery) {
         const claimed = delivery;
         this.lease.hold([claimed.id]);
         try {
-          const result = await this.sendOne(claimed, this.store.posts.get(claimed.postId));
+          const result = await this.sendOne(claimed, await this.store.posts.get(claimed.postId));
           if (result.ok) sent++;
           else failed++;
           delivery = result.next;
@@ -231,7 +233,7 @@ export class PublishingPass {
           brandId: post.brandId,
           channel: { id: delivery.channelId, name: delivery.channelName, type: delivery.channelType },
           content: delivery.content,
-          idempotencyKey: `${store.connections.storeId()}-${delivery.id}`,
+          idempotencyKey: `${await store.connections.storeId()}-${delivery.id}`,
           dueAtMs: post.dueAtMs ?? post.createdAtMs,
           attempt: delivery.attempts,
         });
@@ -244,13 +246,13 @@ export class PublishingPass {
       ? undefined
       : decideAfterFailure(outcome, delivery.attempts, publisher?.idempotent ?? false, nowMs);
     const { owner } = this.lease;
-    let marked: { mine: boolean; settled: ReturnType<typeof settlePost>; next: DeliveryRecord | undefined };
+    let marked: { mine: boolean; settled: PostStatus | undefined; next: DeliveryRecord | undefined };
     try {
-      marked = store.transaction(() => {
+      marked = await store.transaction(async (tx) => {
         let mine: boolean;
         if (outcome.ok) {
           const comment = post?.payload.comment;
-          mine = store.deliveries.markSent(
+          mine = await tx.deliveries.markSent(
             delivery.id,
             owner,
             {
@@ -261,12 +263,12 @@ export class PublishingPass {
             },
             nowMs,
           );
-          if (mine) store.connections.recordPublished(delivery.channelId, nowMs);
+          if (mine) await tx.connections.recordPublished(delivery.channelId, nowMs);
         } else {
-          mine = this.recordFailure(delivery, owner, decision!, nowMs);
+          mine = await this.recordFailure(tx, delivery, owner, decision!, nowMs);
         }
-        const settled = mine ? settlePost(store, delivery.postId, nowMs) : undefined;
-        const [next] = this.halted ? [] : store.deliveries.claimPending(1, this.lease.claim(), nowMs);
+        const settled = mine ? await settlePost(tx, delivery.postId, nowMs) : undefined;
+        const [next] = this.halted ? [] : await tx.deliveries.claimPending(1, this.lease.claim(), nowMs);
         return { mine, settled, next };
       });
     } finally {
@@ -296,19 +298,19 @@ export class PublishingPass {
     return { ok: outcome.ok, next };
   }
 
-  /** Records a failed send as the decision says; false when the claim is no longer ours. */
-  private recordFailure(
+  /** Records a failed send as the decision says, in the transaction `tx`; false when the claim is no longer ours. */
+  private async recordFailure(
+    tx: Store,
     delivery: DeliveryRecord,
     owner: string,
     decision: FailureDecision,
     nowMs: number,
-  ): boolean {
-    const { store } = this;
+  ): Promise<boolean> {
     const mine =
       decision.action === 'retry'
-        ? store.deliveries.markRetry(delivery.id, owner, decision.reason, decision.atMs)
-        : store.deliveries.markFailed(delivery.id, owner, decision.reason);
-    if (mine) recordChannelFailure(store, delivery.channelId, decision, nowMs);
+        ? await tx.deliveries.markRetry(delivery.id, owner, decision.reason, decision.atMs)
+        : await tx.deliveries.markFailed(delivery.id, owner, decision.reason);
+    if (mine) await recordChannelFailure(tx, delivery.channelId, decision, nowMs);
     return mine;
   }
 

@@ -66,15 +66,15 @@ export function decideAfterFailure(
  * What a failure recorded on a delivery or comment does to its channel: its last error is kept, and bad
  * credentials turn it INACTIVE with the reason. Runs in the transaction that recorded the failure.
  */
-export function recordChannelFailure(
+export async function recordChannelFailure(
   store: Store,
   channelId: number,
   decision: FailureDecision,
   nowMs: number,
-): void {
-  store.connections.recordError(channelId, decision.reason, nowMs);
+): Promise<void> {
+  await store.connections.recordError(channelId, decision.reason, nowMs);
   if (decision.action === 'fail' && decision.reconnect) {
-    store.setChannelStatus(channelId, 'INACTIVE', decision.reason, nowMs);
+    await store.setChannelStatus(channelId, 'INACTIVE', decision.reason, nowMs);
   }
 }
 

@@ -15,7 +15,7 @@ export class SandboxPublisher implements Publisher {
   ) {}
 
   async deliver(job: DeliveryJob): Promise<PublishOutcome> {
-    this.outbox.record(
+    await this.outbox.record(
       'delivery',
       job.deliveryId,
       job.channel.type,
@@ -26,7 +26,7 @@ export class SandboxPublisher implements Publisher {
   }
 
   async comment(job: CommentJob): Promise<PublishOutcome> {
-    this.outbox.record(
+    await this.outbox.record(
       'comment',
       job.deliveryId,
       job.channel.type,

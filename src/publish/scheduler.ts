@@ -70,7 +70,7 @@ export class Scheduler {
       clock: options.clock,
       connectors: options.connectors ?? {
         forChannel: async () => options.publisher,
-        idempotent: () => options.publisher.idempotent,
+        idempotent: async () => options.publisher.idempotent,
       },
       lease: this.lease,
       log: this.log,
@@ -117,12 +117,22 @@ export class Scheduler {
       this.wakeRequested = true;
       return;
     }
+    void this.replan();
+  }
+
+  private async replan(): Promise<void> {
     let delayMs = 0;
     try {
-      delayMs = this.wokenSleepMs();
+      delayMs = await this.wokenSleepMs();
     } catch (error) {
       // The caller's change is committed; a tick at once finds whatever it was.
       this.log(`re-planning the publishing loop failed: ${(error as Error).stack ?? String(error)}`);
+    }
+    if (!this.running) return;
+    // A tick began while the store was read: it re-plans when it ends (ticks never overlap).
+    if (this.tick) {
+      this.wakeRequested = true;
+      return;
     }
     if (performance.now() + delayMs < this.timerFiresAt) this.schedule(delayMs);
   }
@@ -132,31 +142,44 @@ export class Scheduler {
     this.timerFiresAt = performance.now() + delayMs;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      this.tick = this.runOnce()
-        .then(
-          () => this.tickSucceeded(),
-          (error: unknown) => this.tickFailed(error),
-        )
-        .finally(() => {
-          this.tick = undefined;
-          if (!this.running) return;
-          const woken = this.wakeRequested;
+      this.tick = this.tickThenSleep().finally(() => {
+        this.tick = undefined;
+        // Woken while the next sleep was being planned: plan again with what changed.
+        if (this.wakeRequested) {
           this.wakeRequested = false;
-          let delayMs = this.maxSleepMs;
-          try {
-            delayMs = woken ? this.wokenSleepMs() : this.sleepMs();
-          } catch (error) {
-            // A store that cannot be read now (busy, closing) is tried again on the longest sleep.
-            this.log(`planning the next publishing tick failed: ${(error as Error).stack ?? String(error)}`);
-          }
-          // After a failed tick, whatever is due waits a pause that doubles up to the longest sleep.
-          if (this.failedTicks > 0) {
-            delayMs = Math.max(delayMs, Math.min(this.maxSleepMs, 1000 * 2 ** (this.failedTicks - 1)));
-          }
-          this.schedule(delayMs);
-        });
+          this.wake();
+        }
+      });
     }, delayMs);
     this.timer.unref?.();
+  }
+
+  /**
+   * One tick, then the sleep until the next: planned before the tick counts as over, so that a wake
+   * meanwhile is taken into account rather than overtaken by a plan read before it.
+   */
+  private async tickThenSleep(): Promise<void> {
+    try {
+      await this.runOnce();
+      this.tickSucceeded();
+    } catch (error) {
+      this.tickFailed(error);
+    }
+    if (!this.running) return;
+    const woken = this.wakeRequested;
+    this.wakeRequested = false;
+    let delayMs = this.maxSleepMs;
+    try {
+      delayMs = woken ? await this.wokenSleepMs() : await this.sleepMs();
+    } catch (error) {
+      // A store that cannot be read now (busy, closing) is tried again on the longest sleep.
+      this.log(`planning the next publishing tick failed: ${(error as Error).stack ?? String(error)}`);
+    }
+    // After a failed tick, whatever is due waits a pause that doubles up to the longest sleep.
+    if (this.failedTicks > 0) {
+      delayMs = Math.max(delayMs, Math.min(this.maxSleepMs, 1000 * 2 ** (this.failedTicks - 1)));
+    }
+    if (this.running) this.schedule(delayMs);
   }
 
   private tickSucceeded(): void {
@@ -176,17 +199,24 @@ export class Scheduler {
   }
 
   /** After a change of plan: deliveries waiting to be sent (a post started at once) are due now. */
-  private wokenSleepMs(): number {
-    return this.store.deliveries.hasPending(this.clock.now()) ? 0 : this.sleepMs();
+  private async wokenSleepMs(): Promise<number> {
+    return (await this.store.deliveries.hasPending(this.clock.now())) ? 0 : this.sleepMs();
   }
 
-  private sleepMs(): number {
-    const leaseEnd = this.store.deliveries.nextLeaseEndMs();
+  private async sleepMs(): Promise<number> {
+    const { posts, deliveries } = this.store;
+    const [dueAt, commentDueAt, retryAt, pollCloseAt, leaseEnd] = await Promise.all([
+      posts.nextDueAtMs(),
+      deliveries.nextCommentDueAtMs(),
+      deliveries.nextRetryAtMs(),
+      deliveries.nextPollCloseAtMs(),
+      deliveries.nextLeaseEndMs(),
+    ]);
     const next = [
-      this.store.posts.nextDueAtMs(),
-      this.store.deliveries.nextCommentDueAtMs(),
-      this.store.deliveries.nextRetryAtMs(),
-      this.store.deliveries.nextPollCloseAtMs(),
+      dueAt,
+      commentDueAt,
+      retryAt,
+      pollCloseAt,
       // A claim whose owner stopped can be taken over once its lease has ended.
       leaseEnd === undefined ? undefined : leaseEnd + 1,
     ].filter((t): t is number => t !== undefined);

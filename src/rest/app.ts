@@ -12,7 +12,7 @@ import { ListPostsRequest, QueueRequest } from '../domain/post-schemas.js';
 import { BrandPageRequest, ListBrandsRequest } from '../domain/schemas.js';
 import { AuthThrottle, clientAddress, tooManyAttemptsResponse } from '../http/auth-throttle.js';
 import type { UserRecord } from '../ports.js';
-import type { LocalPublishingService } from '../service/local-service.js';
+import type { StreamingPublishingService } from '../service/publishing-service.js';
 import { bearerKey, presentedKey } from './auth.js';
 import { errorResponse, jsonBody, routeNotFound } from './errors.js';
 import { receiveMediaUpload } from './multipart.js';
@@ -21,8 +21,8 @@ import { listBody } from './pagination.js';
 
 export interface RestOptions {
   /** The user an API key belongs to; throws UnauthenticatedError. */
-  authenticate(apiKey: string): UserRecord;
-  serviceFor(user: UserRecord): LocalPublishingService;
+  authenticate(apiKey: string): Promise<UserRecord>;
+  serviceFor(user: UserRecord): StreamingPublishingService;
   log: (message: string, error: unknown) => void;
   /**
    * Counts failed key checks per client address; pass the one /mcp uses so that both count together.
@@ -31,7 +31,7 @@ export interface RestOptions {
   authThrottle?: AuthThrottle;
 }
 
-type Env = { Variables: { service: LocalPublishingService } };
+type Env = { Variables: { service: StreamingPublishingService } };
 
 /** A post payload is at most a few tens of kilobytes; this leaves room without inviting abuse. */
 export const JSON_BODY_MAX_BYTES = 1024 * 1024;
@@ -77,7 +77,7 @@ export function createRestApp(options: RestOptions): Hono<Env> {
   const throttle = options.authThrottle ?? new AuthThrottle();
   app.use('/v1/*', async (c, next) => {
     const header = c.req.header('authorization');
-    const admission = throttle.authenticate(clientAddress(c.env), presentedKey(header), () =>
+    const admission = await throttle.authenticate(clientAddress(c.env), presentedKey(header), () =>
       options.authenticate(bearerKey(header)),
     );
     if (!admission.admitted) return tooManyAttemptsResponse(admission.retryAfterSeconds);
@@ -141,8 +141,9 @@ export function createRestApp(options: RestOptions): Hono<Env> {
 
   app.post('/v1/brands/:brandId/media', async (c) => {
     const service = c.var.service;
-    const brand = service.requireBrand(brandId(c));
-    const media = await receiveMediaUpload(c.req.raw, (file) => service.stageMediaUpload(brand.id, file));
+    const id = brandId(c);
+    await service.requireBrand(id);
+    const media = await receiveMediaUpload(c.req.raw, (file) => service.stageMediaUpload(id, file));
     return c.json({ status: 'success', data: media }, 201);
   });
 

@@ -9,7 +9,8 @@ import busboy from 'busboy';
 import { type FieldErrors, ValidationError } from '../domain/errors.js';
 import { attributeName, message } from '../domain/messages.js';
 import type { Media } from '../domain/schemas.js';
-import { MEDIA_MAX_BYTES, type StagedUpload } from '../service/upload-media.js';
+import type { StagedUpload } from '../service/publishing-service.js';
+import { MEDIA_MAX_BYTES } from '../service/upload-media.js';
 
 /** Room for the multipart envelope around a file of the largest size. */
 const ENVELOPE_BYTES = 64 * 1024;

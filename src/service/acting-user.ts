@@ -25,9 +25,12 @@ export function hashApiKey(apiKey: string): string {
 }
 
 /** The key with this text and its user, revoked or not; undefined when no key of the store matches. */
-function findKey(store: Store, apiKey: string): { key: ApiKeyRecord; user: UserRecord } | undefined {
+async function findKey(
+  store: Store,
+  apiKey: string,
+): Promise<{ key: ApiKeyRecord; user: UserRecord } | undefined> {
   const hash = hashApiKey(apiKey);
-  const found = store.apiKeys.findByHash(hash);
+  const found = await store.apiKeys.findByHash(hash);
   // The lookup is by hash (an attacker cannot steer it byte by byte); the stored hash is then
   // compared in constant time all the same.
   if (!found || !timingSafeEqual(Buffer.from(found.keyHash, 'hex'), Buffer.from(hash, 'hex'))) {
@@ -40,17 +43,17 @@ function findKey(store: Store, apiKey: string): { key: ApiKeyRecord; user: UserR
  * The user an active API key belongs to, or an UnauthenticatedError. Records the key's use (to the
  * minute, for `keys list`); a store that cannot write just now does not refuse the key for that.
  */
-export function authenticate(
+export async function authenticate(
   store: Store,
   apiKey: string | undefined,
   clock: Clock = systemClock,
-): UserRecord {
-  const found = apiKey ? findKey(store, apiKey) : undefined;
+): Promise<UserRecord> {
+  const found = apiKey ? await findKey(store, apiKey) : undefined;
   if (!found || found.key.revokedAtMs !== null) throw new UnauthenticatedError();
   const now = clock.now();
   if (found.key.lastUsedAtMs === null || now - found.key.lastUsedAtMs >= LAST_USED_RESOLUTION_MS) {
     try {
-      store.apiKeys.recordUse(found.key.id, now);
+      await store.apiKeys.recordUse(found.key.id, now);
     } catch {
       // A full disk or a read-only store: the next write that matters reports it.
     }
@@ -59,8 +62,8 @@ export function authenticate(
 }
 
 /** Whether the user may see the brand: whose MCP sessions hear of its posts being published. */
-export function canSeeBrand(store: Store, user: UserRecord, brandId: number): boolean {
-  return store.findBrandOfUser(user.id, brandId) !== undefined;
+export async function canSeeBrand(store: Store, user: UserRecord, brandId: number): Promise<boolean> {
+  return (await store.findBrandOfUser(user.id, brandId)) !== undefined;
 }
 
 const KEYS_CREATE = 'social-publisher-mcp keys create --user';
@@ -78,16 +81,16 @@ function userNames(users: readonly UserRecord[]): string {
  * The user of a local (stdio) session: the key's owner when a key is given, else the store's only user.
  * Throws an Error whose message tells the operator exactly what to set, and how to get a key.
  */
-export function resolveLocalUser(
+export async function resolveLocalUser(
   store: Store,
   apiKey: string | undefined,
   clock: Clock = systemClock,
-): UserRecord {
+): Promise<UserRecord> {
   if (apiKey) {
     try {
-      return authenticate(store, apiKey, clock);
+      return await authenticate(store, apiKey, clock);
     } catch (error) {
-      const found = findKey(store, apiKey);
+      const found = await findKey(store, apiKey);
       if (found) {
         throw new Error(
           `SOCIAL_PUBLISHER_API_KEY is a key of "${found.user.name}" that was revoked on ${formatTimestamp(found.key.revokedAtMs!)}: set it to an active key of the user who should act. To make one: ${KEYS_CREATE} "${found.user.name}" (it prints the new key once).`,
@@ -95,14 +98,14 @@ export function resolveLocalUser(
         );
       }
       throw new Error(
-        `SOCIAL_PUBLISHER_API_KEY matches no user of this store (its users: ${userNames(store.listUsers())}): set it to a key of the user who should act, or unset it when the store has one user. "social-publisher-mcp keys list" shows each user's keys by prefix; ${KEYS_CREATE} NAME makes a new one (printed once). Check that SOCIAL_PUBLISHER_DATA_DIR names the store the key belongs to.`,
+        `SOCIAL_PUBLISHER_API_KEY matches no user of this store (its users: ${userNames(await store.listUsers())}): set it to a key of the user who should act, or unset it when the store has one user. "social-publisher-mcp keys list" shows each user's keys by prefix; ${KEYS_CREATE} NAME makes a new one (printed once). Check that SOCIAL_PUBLISHER_DATA_DIR names the store the key belongs to.`,
         { cause: error },
       );
     }
   }
-  const only = store.onlyUser();
+  const only = await store.onlyUser();
   if (only) return only;
-  const users = store.listUsers();
+  const users = await store.listUsers();
   if (users.length === 0) {
     throw new Error(
       'The store has no user: import a workspace file ("social-publisher-mcp import FILE") or start with SOCIAL_PUBLISHER_DEMO unset to get the demo workspace.',
@@ -125,13 +128,13 @@ function newKey(origin: ApiKeyOrigin): {
 }
 
 /** `keys create`: a new key for the user, beside any it has. Returns the key, to be shown once. */
-export function createApiKey(
+export async function createApiKey(
   store: Store,
   clock: Clock,
   user: UserRecord,
-): { apiKey: string; record: ApiKeyRecord } {
+): Promise<{ apiKey: string; record: ApiKeyRecord }> {
   const { apiKey, ...key } = newKey('cli');
-  return { apiKey, record: store.apiKeys.add(user.id, key, clock.now()) };
+  return { apiKey, record: await store.apiKeys.add(user.id, key, clock.now()) };
 }
 
 /**
@@ -141,14 +144,16 @@ export function createApiKey(
  * was added is returned, so no process shows a key that another one's replaced. A user whose keys were
  * all revoked gets none: revoking must stick across restarts (`keys create` makes a new one).
  */
-export function issueMissingApiKeys(
+export async function issueMissingApiKeys(
   store: Store,
   clock: Clock = systemClock,
-): Array<{ user: UserRecord; apiKey: string }> {
-  return store.transaction(() =>
-    store.usersWithoutKey().flatMap((user) => {
+): Promise<Array<{ user: UserRecord; apiKey: string }>> {
+  return store.transaction(async (tx) => {
+    const issued: Array<{ user: UserRecord; apiKey: string }> = [];
+    for (const user of await tx.usersWithoutKey()) {
       const { apiKey, ...key } = newKey('serve');
-      return store.apiKeys.addFirst(user.id, key, clock.now()) ? [{ user, apiKey }] : [];
-    }),
-  );
+      if (await tx.apiKeys.addFirst(user.id, key, clock.now())) issued.push({ user, apiKey });
+    }
+    return issued;
+  });
 }

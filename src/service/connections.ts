@@ -13,10 +13,10 @@ import type { SecretBox } from '../store/secret-box.js';
 import { presentChannel } from './resources.js';
 
 /** A brand by its title, or by its id. */
-export function findBrandId(store: Store, brand: string): number | undefined {
-  const byTitle = store.findBrandIdByTitle(brand);
+export async function findBrandId(store: Store, brand: string): Promise<number | undefined> {
+  const byTitle = await store.findBrandIdByTitle(brand);
   if (byTitle !== undefined) return byTitle;
-  return /^\d+$/.test(brand) && store.findBrand(Number(brand)) ? Number(brand) : undefined;
+  return /^\d+$/.test(brand) && (await store.findBrand(Number(brand))) ? Number(brand) : undefined;
 }
 
 export interface ConnectChannel {
@@ -37,16 +37,16 @@ export interface ConnectChannel {
  * account) is connected, created if missing. The caller checked that a channel of that name, if any, is
  * of the platform's type.
  */
-export function connectChannel(
+export async function connectChannel(
   store: Store,
   secrets: SecretBox,
   clock: Clock,
   request: ConnectChannel,
-): number {
+): Promise<number> {
   const nowMs = clock.now();
   const { connection } = request;
-  return store.transaction(() => {
-    const known = store.connections.findByAccount(
+  return store.transaction(async (tx) => {
+    const known = await tx.connections.findByAccount(
       request.brandId,
       connection.kind,
       connection.endpoint,
@@ -54,13 +54,13 @@ export function connectChannel(
     );
     const channelId =
       known ??
-      store.upsertChannel(
+      (await tx.upsertChannel(
         request.brandId,
         { name: request.name ?? connection.account, type: request.type, status: 'ACTIVE' },
         nowMs,
-      );
-    store.setChannelStatus(channelId, 'ACTIVE', null, nowMs);
-    store.connections.save(
+      ));
+    await tx.setChannelStatus(channelId, 'ACTIVE', null, nowMs);
+    await tx.connections.save(
       channelId,
       {
         ...connection,
@@ -70,10 +70,10 @@ export function connectChannel(
       nowMs,
     );
     for (const collectionId of request.collectionIds) {
-      const collection = store.findCollection(request.brandId, collectionId)!;
+      const collection = (await tx.findCollection(request.brandId, collectionId))!;
       const channelIds = collection.channels.map((channel) => channel.id);
       if (channelIds.includes(channelId)) continue;
-      store.upsertCollection(
+      await tx.upsertCollection(
         request.brandId,
         {
           title: collection.title,
@@ -88,11 +88,15 @@ export function connectChannel(
 }
 
 /** Makes the channel INACTIVE and erases its secret; false when the channel has no connection. */
-export function disconnectChannel(store: Store, clock: Clock, channel: ChannelRecord): boolean {
+export async function disconnectChannel(
+  store: Store,
+  clock: Clock,
+  channel: ChannelRecord,
+): Promise<boolean> {
   const nowMs = clock.now();
-  return store.transaction(() => {
-    const erased = store.connections.erase(channel.id, nowMs);
-    store.setChannelStatus(
+  return store.transaction(async (tx) => {
+    const erased = await tx.connections.erase(channel.id, nowMs);
+    await tx.setChannelStatus(
       channel.id,
       'INACTIVE',
       'Disconnected: run social-publisher-mcp connect to connect an account again.',
@@ -110,13 +114,15 @@ const limitsOf = (capabilities: Capabilities) => ({
 const timestampOrNull = (ms: number | null) => (ms === null ? null : formatTimestamp(ms));
 
 /** The channel with its connection; `defaultConnector` publishes to channels without one. */
-export function presentChannelDetail(
+export async function presentChannelDetail(
   store: Store,
   channel: ChannelRecord,
   defaultConnector: Extract<ConnectorKind, 'sandbox' | 'webhook'>,
-): ChannelDetail {
-  const connection = store.connections.find(channel.id);
-  const activity = store.connections.activity(channel.id);
+): Promise<ChannelDetail> {
+  const [connection, activity] = await Promise.all([
+    store.connections.find(channel.id),
+    store.connections.activity(channel.id),
+  ]);
   let credentials: ChannelDetail['connection']['credentials'] = 'none';
   if (connection?.sealedSecret) credentials = 'stored';
   else if (connection?.secretEnv) credentials = 'environment';

@@ -28,47 +28,47 @@ function positiveInteger(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 1 ? value : undefined;
 }
 
-export function createPost(context: PostContext, request: unknown): CreatedPost {
+export async function createPost(context: PostContext, request: unknown): Promise<CreatedPost> {
   const { store, clock, user } = context;
   const input = dropAbsentValues(request);
   const raw = isPlainObject(input) ? input : {};
   const schema = validate(CreatePostRequest, input);
 
   const brandId = positiveInteger(raw.brandId);
-  const brand = brandId === undefined ? undefined : store.findBrandOfUser(user.id, brandId);
+  const brand = brandId === undefined ? undefined : await store.findBrandOfUser(user.id, brandId);
   if (brandId !== undefined && !brand) throw NotFoundError.brand();
   const collectionId = positiveInteger(raw.collectionId);
   const collection =
-    brand && collectionId !== undefined ? store.findCollection(brand.id, collectionId) : undefined;
+    brand && collectionId !== undefined ? await store.findCollection(brand.id, collectionId) : undefined;
   if (brand && collectionId !== undefined && !collection) throw NotFoundError.collection();
 
   const nowMs = clock.now();
   const checked = brand
-    ? checkPayload(store, brand, collection, raw, nowMs)
+    ? await checkPayload(store, brand, collection, raw, nowMs)
     : { errors: {}, scheduledAtMs: undefined };
   throwIfInvalid(schema.ok ? {} : schema.errors, checked.errors);
   if (!schema.ok || !brand || !collection) throw new ValidationError({});
 
   const { brandId: _b, collectionId: _c, idempotencyKey, dryRun, ...payload } = schema.value;
-  checkPlaylistChannels(store, brand.id, payload);
+  await checkPlaylistChannels(store, brand.id, payload);
   const hash = contentHash(collection.id, payload);
   const target = { brand, collection, payload, nowMs, scheduledAtMs: checked.scheduledAtMs };
 
-  const warnings = preflightPost(store, collection, payload, context.defaultConnector ?? 'sandbox');
+  const warnings = await preflightPost(store, collection, payload, context.defaultConnector ?? 'sandbox');
   const withWarnings = (result: CreatedPost): CreatedPost =>
     warnings.length > 0 && !result.duplicate ? { ...result, warnings } : result;
   if (dryRun) {
     // Answer what the real call would: a duplicate is reported as one, a reused key as its 422.
-    const earlier = findEarlier(store, brand.id, idempotencyKey, hash, nowMs);
-    if (!earlier) return withWarnings(dryRunResult(store, target));
+    const earlier = await findEarlier(store, brand.id, idempotencyKey, hash, nowMs);
+    if (!earlier) return withWarnings(await dryRunResult(store, target));
     const duplicate = duplicateResult(earlier, brand, idempotencyKey !== undefined);
     return { ...duplicate, dryRun: true, message: `Dry run, nothing stored: ${duplicate.message}` };
   }
-  const created = store.transaction(() => {
-    const earlier = findEarlier(store, brand.id, idempotencyKey, hash, nowMs);
+  const created = await store.transaction(async (tx) => {
+    const earlier = await findEarlier(tx, brand.id, idempotencyKey, hash, nowMs);
     if (earlier) return duplicateResult(earlier, brand, idempotencyKey !== undefined);
-    const timing = resolveTiming(store, brand, payload, checked.scheduledAtMs, nowMs);
-    const id = store.posts.insert({
+    const timing = await resolveTiming(tx, brand, payload, checked.scheduledAtMs, nowMs);
+    const id = await tx.posts.insert({
       brandId: brand.id,
       collectionId: collection.id,
       userId: user.id,
@@ -80,7 +80,8 @@ export function createPost(context: PostContext, request: unknown): CreatedPost 
       idempotencyKey: idempotencyKey ?? null,
       contentHash: hash,
     });
-    if (timing.status === 'publishing') startPublishing(store, store.posts.find(brand.id, id)!, nowMs);
+    if (timing.status === 'publishing')
+      await startPublishing(tx, (await tx.posts.find(brand.id, id))!, nowMs);
     return { id, message: describeOutcome({ ...target, id, dueAtMs: timing.dueAtMs }) };
   });
   if (payload.publishMode !== 'DRAFT' && !created.duplicate) context.onPlanChanged?.();
@@ -95,18 +96,18 @@ interface Target {
   scheduledAtMs: number | undefined;
 }
 
-function findEarlier(
+async function findEarlier(
   store: Store,
   brandId: number,
   idempotencyKey: string | undefined,
   hash: string,
   nowMs: number,
-): { post: PostRecord; sameContent: boolean } | undefined {
+): Promise<{ post: PostRecord; sameContent: boolean } | undefined> {
   if (idempotencyKey !== undefined) {
-    const post = store.posts.findByIdempotencyKey(brandId, idempotencyKey);
+    const post = await store.posts.findByIdempotencyKey(brandId, idempotencyKey);
     return post && { post, sameContent: post.contentHash === hash };
   }
-  const post = store.posts.findRecentSame(brandId, hash, nowMs - DUPLICATE_WINDOW_MS);
+  const post = await store.posts.findRecentSame(brandId, hash, nowMs - DUPLICATE_WINDOW_MS);
   return post && { post, sameContent: true };
 }
 
@@ -131,8 +132,8 @@ function duplicateResult(
 }
 
 /** What creating would do, without storing anything: the time a QUEUE post would take is read, not taken. */
-function dryRunResult(store: Store, target: Target): CreatedPost {
-  const timing = resolveTiming(store, target.brand, target.payload, target.scheduledAtMs, target.nowMs);
+async function dryRunResult(store: Store, target: Target): Promise<CreatedPost> {
+  const timing = await resolveTiming(store, target.brand, target.payload, target.scheduledAtMs, target.nowMs);
   return {
     id: null,
     dryRun: true,

@@ -27,9 +27,8 @@ import type {
   UserRecord,
 } from '../ports.js';
 import { readPage } from './pagination.js';
-import type { Page, PublishingService } from './publishing-service.js';
+import type { Page, StagedUpload, StreamingPublishingService } from './publishing-service.js';
 import { presentBrand, presentChannel, presentCollection, presentUser } from './resources.js';
-import type { StagedUpload } from './upload-media.js';
 
 const postLifecycle = () => import('./post-lifecycle.js');
 
@@ -47,19 +46,19 @@ export interface LocalServiceDeps {
   allowLocalPaths?: boolean | undefined;
 }
 
-export class LocalPublishingService implements PublishingService {
+export class LocalPublishingService implements StreamingPublishingService {
   constructor(
     private readonly deps: LocalServiceDeps,
     readonly user: UserRecord,
   ) {}
 
-  /** The brand, when the acting user may use it; else the 404 of a brand that does not exist. */
-  requireBrand(brandId: number): BrandRecord {
-    return this.brandOfUser(brandId);
+  async requireBrand(brandId: number): Promise<void> {
+    await this.brandOfUser(brandId);
   }
 
-  private brandOfUser(brandId: number): BrandRecord {
-    const brand = this.deps.store.findBrandOfUser(this.user.id, brandId);
+  /** The brand, when the acting user may use it; else the 404 of a brand that does not exist. */
+  private async brandOfUser(brandId: number): Promise<BrandRecord> {
+    const brand = await this.deps.store.findBrandOfUser(this.user.id, brandId);
     if (!brand) throw NotFoundError.brand();
     return brand;
   }
@@ -67,7 +66,7 @@ export class LocalPublishingService implements PublishingService {
   async getProfile(request: unknown = {}): Promise<User> {
     validateOrThrow(GetProfileRequest, request);
     // Re-read: a workspace import may have renamed the user since the session started.
-    return presentUser(this.deps.store.getUser(this.user.id) ?? this.user);
+    return presentUser((await this.deps.store.getUser(this.user.id)) ?? this.user);
   }
 
   async listBrands(request: unknown = {}): Promise<Page<Brand>> {
@@ -83,7 +82,7 @@ export class LocalPublishingService implements PublishingService {
 
   async listChannels(request: unknown): Promise<Page<Channel>> {
     const query = validateOrThrow(BrandPageRequest, request);
-    const brand = this.brandOfUser(query.brandId);
+    const brand = await this.brandOfUser(query.brandId);
     const { store } = this.deps;
     return readPage(
       query,
@@ -99,15 +98,15 @@ export class LocalPublishingService implements PublishingService {
       import('./connections.js'),
     ]);
     const { brandId, channelId } = validateOrThrow(ChannelRequest, request);
-    const brand = this.brandOfUser(brandId);
-    const channel = this.deps.store.findChannel(brand.id, channelId);
+    const brand = await this.brandOfUser(brandId);
+    const channel = await this.deps.store.findChannel(brand.id, channelId);
     if (!channel) throw NotFoundError.channel();
     return presentChannelDetail(this.deps.store, channel, this.deps.defaultConnector ?? 'sandbox');
   }
 
   async listCollections(request: unknown): Promise<Page<Collection>> {
     const query = validateOrThrow(BrandPageRequest, request);
-    const brand = this.brandOfUser(query.brandId);
+    const brand = await this.brandOfUser(query.brandId);
     const { store } = this.deps;
     return readPage(
       query,
@@ -122,12 +121,8 @@ export class LocalPublishingService implements PublishingService {
     return uploadMedia(this.deps, this.user, request, transfer);
   }
 
-  /**
-   * An upload that arrives as a stream (the REST API's multipart body) rather than a path: staged while
-   * it arrives, kept only once the caller has seen the whole request and commits it.
-   */
   async stageMediaUpload(brandId: number, source: AsyncIterable<Uint8Array>): Promise<StagedUpload> {
-    const brand = this.brandOfUser(brandId);
+    const brand = await this.brandOfUser(brandId);
     const { stageMedia } = await import('./upload-media.js');
     return stageMedia(this.deps, brand.id, source);
   }

@@ -8,25 +8,25 @@ export interface PageRequest {
 }
 
 /** Reads one page with the store's `count` and `list`; a short first page is its own count. */
-export function readPage<R, T>(
+export async function readPage<R, T>(
   request: PageRequest,
-  count: () => number,
-  list: (window: PageWindow) => R[],
+  count: () => Promise<number>,
+  list: (window: PageWindow) => Promise<R[]>,
   present: (record: R) => T,
-): Page<T> {
+): Promise<Page<T>> {
   const currentPage = request.page ?? 1;
   const perPage = request.per_page ?? PER_PAGE_DEFAULT;
   const offset = (currentPage - 1) * perPage;
   let records: R[];
   let total: number;
   if (offset === 0) {
-    records = list({ limit: perPage, offset });
+    records = await list({ limit: perPage, offset });
     // A first page that is not full holds every record: no need to count them.
-    total = records.length < perPage ? records.length : count();
+    total = records.length < perPage ? records.length : await count();
   } else {
-    total = count();
+    total = await count();
     // Past the last page there is nothing to read; the offset could even exceed SQLite's integer range.
-    records = offset < total ? list({ limit: perPage, offset }) : [];
+    records = offset < total ? await list({ limit: perPage, offset }) : [];
   }
   const pagination: PageInfo = {
     currentPage,

@@ -11,14 +11,17 @@ import { isPlainObject } from '../domain/validation.js';
 import type { BrandRecord, CollectionRecord, Store } from '../ports.js';
 import { nextFreeQueueSlot } from './queue-slot.js';
 
-function unknownMediaIds(store: Store, brandId: number, input: Record<string, unknown>): FieldErrors {
+async function unknownMediaIds(
+  store: Store,
+  brandId: number,
+  input: Record<string, unknown>,
+): Promise<FieldErrors> {
   if (!Array.isArray(input.media)) return {};
   const referenced = input.media
     .map((element, index) => ({ index, id: isPlainObject(element) ? element.id : undefined }))
     .filter((entry): entry is { index: number; id: string } => typeof entry.id === 'string');
-  const known = new Set(
-    store.findMedia(brandId, [...new Set(referenced.map((entry) => entry.id))]).map((m) => m.id),
-  );
+  const found = await store.findMedia(brandId, [...new Set(referenced.map((entry) => entry.id))]);
+  const known = new Set(found.map((m) => m.id));
   const errors: FieldErrors = {};
   for (const { index, id } of referenced) {
     if (!known.has(id)) errors[`media.${index}.id`] = [message.mediaIdInvalid(index)];
@@ -32,15 +35,15 @@ export interface PayloadCheck {
 }
 
 /** The rules beyond the schema, on the (normalized) raw payload: they need the brand, the clock, the store. */
-export function checkPayload(
+export async function checkPayload(
   store: Store,
   brand: BrandRecord,
   collection: CollectionRecord | undefined,
   raw: Record<string, unknown>,
   nowMs: number,
-): PayloadCheck {
+): Promise<PayloadCheck> {
   const rules = checkPostRules(raw, { timezone: brand.timezone, nowMs });
-  const errors = mergeFieldErrors(rules.errors, unknownMediaIds(store, brand.id, raw));
+  const errors = mergeFieldErrors(rules.errors, await unknownMediaIds(store, brand.id, raw));
   const publishes =
     raw.publishMode === 'QUEUE' || raw.publishMode === 'SCHEDULE' || raw.publishMode === 'IMMEDIATE';
   if (collection && collection.channels.length === 0 && publishes)
@@ -55,10 +58,15 @@ export function throwIfInvalid(...sets: FieldErrors[]): void {
 }
 
 /** 404 for a YouTube playlist naming a channel the brand does not have (after validation passed). */
-export function checkPlaylistChannels(store: Store, brandId: number, payload: PostPayload): void {
-  payload.platforms?.youtube?.playlists?.forEach((playlist, index) => {
-    if (!store.findChannel(brandId, playlist.channelId)) throw NotFoundError.playlistChannel(index);
-  });
+export async function checkPlaylistChannels(
+  store: Store,
+  brandId: number,
+  payload: PostPayload,
+): Promise<void> {
+  const playlists = payload.platforms?.youtube?.playlists ?? [];
+  for (const [index, playlist] of playlists.entries()) {
+    if (!(await store.findChannel(brandId, playlist.channelId))) throw NotFoundError.playlistChannel(index);
+  }
 }
 
 export interface PostTiming {
@@ -67,16 +75,16 @@ export interface PostTiming {
 }
 
 /**
- * When the post goes out. Must run inside the transaction that stores the post, so that two QUEUE
- * posts never take the same slot.
+ * When the post goes out. Must run on the store of the transaction that stores the post (its `tx`), so
+ * that two QUEUE posts never take the same slot.
  */
-export function resolveTiming(
+export async function resolveTiming(
   store: Store,
   brand: BrandRecord,
   payload: PostPayload,
   scheduledAtMs: number | undefined,
   nowMs: number,
-): PostTiming {
+): Promise<PostTiming> {
   switch (payload.publishMode) {
     case 'DRAFT':
       return { status: 'draft', dueAtMs: scheduledAtMs ?? null };
@@ -85,7 +93,7 @@ export function resolveTiming(
     case 'IMMEDIATE':
       return { status: 'publishing', dueAtMs: nowMs };
     case 'QUEUE': {
-      const slot = nextFreeQueueSlot(store, brand, nowMs);
+      const slot = await nextFreeQueueSlot(store, brand, nowMs);
       if (slot === undefined) {
         throw ValidationError.single(
           'publishMode',

@@ -16,7 +16,7 @@ import {
 } from '../domain/post-schemas.js';
 import { instantsOfWallClock, parseWallClock } from '../domain/time.js';
 import { dropAbsentValues, isPlainObject, validate, validateOrThrow } from '../domain/validation.js';
-import type { BrandRecord, PostRecord } from '../ports.js';
+import type { BrandRecord, PostRecord, Store } from '../ports.js';
 import { readPage } from './pagination.js';
 import {
   checkPayload,
@@ -32,14 +32,14 @@ import { preflightPost } from './preflight.js';
 import { startPublishing } from './publishing.js';
 import type { Page } from './publishing-service.js';
 
-function brandOf(context: PostContext, brandId: number): BrandRecord {
-  const brand = context.store.findBrandOfUser(context.user.id, brandId);
+async function brandOf(context: PostContext, brandId: number): Promise<BrandRecord> {
+  const brand = await context.store.findBrandOfUser(context.user.id, brandId);
   if (!brand) throw NotFoundError.brand();
   return brand;
 }
 
-function postOf(context: PostContext, brand: BrandRecord, postId: number): PostRecord {
-  const post = context.store.posts.find(brand.id, postId);
+async function postOf(store: Store, brand: BrandRecord, postId: number): Promise<PostRecord> {
+  const post = await store.posts.find(brand.id, postId);
   if (!post) throw NotFoundError.post();
   return post;
 }
@@ -53,8 +53,8 @@ function assertEditable(post: PostRecord, action: string): void {
   }
 }
 
-export function present(context: PostContext, brand: BrandRecord, post: PostRecord): Post {
-  return presentPost(post, brand, context.store.deliveries.ofPost(post.id));
+export async function present(context: PostContext, brand: BrandRecord, post: PostRecord): Promise<Post> {
+  return presentPost(post, brand, await context.store.deliveries.ofPost(post.id));
 }
 
 /** A local `Y-m-d H:i:s` bound of a filter, in UTC ms; a bound inside a DST gap means the first minute after it. */
@@ -81,9 +81,9 @@ function boundMs(text: string | undefined, timezone: string): number | undefined
   return undefined;
 }
 
-export function listPosts(context: PostContext, request: unknown): Page<Post> {
+export async function listPosts(context: PostContext, request: unknown): Promise<Page<Post>> {
   const query = validateOrThrow(ListPostsRequest, request);
-  const brand = brandOf(context, query.brandId);
+  const brand = await brandOf(context, query.brandId);
   const filter = {
     status: query.status,
     collectionId: query.collectionId,
@@ -92,31 +92,31 @@ export function listPosts(context: PostContext, request: unknown): Page<Post> {
     order: query.order ?? 'newest',
   };
   const { store } = context;
-  const page = readPage(
+  const page = await readPage(
     query,
     () => store.posts.count(brand.id, filter),
     (window) => store.posts.list(brand.id, filter, window),
     (post) => post,
   );
-  const deliveries = store.deliveries.ofPosts(page.data.map((post) => post.id));
+  const deliveries = await store.deliveries.ofPosts(page.data.map((post) => post.id));
   return { ...page, data: page.data.map((post) => presentPost(post, brand, deliveries.get(post.id) ?? [])) };
 }
 
-export function getPost(context: PostContext, request: unknown): Post {
+export async function getPost(context: PostContext, request: unknown): Promise<Post> {
   const { brandId, postId } = validateOrThrow(PostRequest, request);
-  const brand = brandOf(context, brandId);
-  return present(context, brand, postOf(context, brand, postId));
+  const brand = await brandOf(context, brandId);
+  return present(context, brand, await postOf(context.store, brand, postId));
 }
 
 /**
  * Changes the given fields of a post; `null` removes a field, an absent one is kept. The result is
  * validated as a whole, with the messages of create_post.
  */
-export function updatePost(context: PostContext, request: unknown): Post {
+export async function updatePost(context: PostContext, request: unknown): Promise<Post> {
   const { store, clock } = context;
   const ids = validateOrThrow(PostRequest.pick({ brandId: true, postId: true }).loose(), request);
-  const brand = brandOf(context, ids.brandId);
-  const post = postOf(context, brand, ids.postId);
+  const brand = await brandOf(context, ids.brandId);
+  const post = await postOf(store, brand, ids.postId);
   assertEditable(post, 'changed');
 
   const given = isPlainObject(request) ? request : {};
@@ -129,23 +129,26 @@ export function updatePost(context: PostContext, request: unknown): Post {
   }
   const raw = dropAbsentValues(merged) as Record<string, unknown>;
   const nowMs = clock.now();
-  const collection = store.findCollection(brand.id, post.collectionId);
-  const checked = checkPayload(store, brand, collection, raw, nowMs);
+  const collection = await store.findCollection(brand.id, post.collectionId);
+  const checked = await checkPayload(store, brand, collection, raw, nowMs);
   const whole = validate(PostPayload, raw);
   throwIfInvalid(schema.ok ? {} : schema.errors, whole.ok ? {} : whole.errors, checked.errors);
   if (!whole.ok) throw new ValidationError({});
   const payload = whole.value;
-  checkPlaylistChannels(store, brand.id, payload);
+  await checkPlaylistChannels(store, brand.id, payload);
 
-  const updated = store.transaction(() => {
+  const updated = await store.transaction(async (tx) => {
+    // Read again in the transaction: the post may have started publishing since it was read.
+    const current = await postOf(tx, brand, post.id);
+    assertEditable(current, 'changed');
     // Keep a queued post's slot unless its mode changes; otherwise let it give up its old time first.
     const keepsSlot =
-      post.publishMode === 'QUEUE' && payload.publishMode === 'QUEUE' && post.status === 'queued';
-    if (!keepsSlot) store.posts.setStatus(post.id, 'draft', nowMs);
+      current.publishMode === 'QUEUE' && payload.publishMode === 'QUEUE' && current.status === 'queued';
+    if (!keepsSlot) await tx.posts.setStatus(post.id, 'draft', nowMs);
     const timing = keepsSlot
-      ? { status: post.status, dueAtMs: post.dueAtMs }
-      : resolveTiming(store, brand, payload, checked.scheduledAtMs, nowMs);
-    store.posts.update(
+      ? { status: current.status, dueAtMs: current.dueAtMs }
+      : await resolveTiming(tx, brand, payload, checked.scheduledAtMs, nowMs);
+    await tx.posts.update(
       post.id,
       {
         collectionId: post.collectionId,
@@ -157,41 +160,44 @@ export function updatePost(context: PostContext, request: unknown): Post {
       },
       nowMs,
     );
-    const stored = store.posts.find(brand.id, post.id)!;
-    if (timing.status === 'publishing') startPublishing(store, stored, nowMs);
-    return store.posts.find(brand.id, post.id)!;
+    const stored = (await tx.posts.find(brand.id, post.id))!;
+    if (timing.status === 'publishing') await startPublishing(tx, stored, nowMs);
+    return (await tx.posts.find(brand.id, post.id))!;
   });
   if (updated.status !== 'draft') context.onPlanChanged?.();
-  const presented = present(context, brand, updated);
+  const presented = await present(context, brand, updated);
   const warnings = collection
-    ? preflightPost(store, collection, payload, context.defaultConnector ?? 'sandbox')
+    ? await preflightPost(store, collection, payload, context.defaultConnector ?? 'sandbox')
     : [];
   return warnings.length > 0 ? { ...presented, warnings } : presented;
 }
 
-export function deletePost(context: PostContext, request: unknown): DeletedPost {
+export async function deletePost(context: PostContext, request: unknown): Promise<DeletedPost> {
   const { brandId, postId } = validateOrThrow(PostRequest, request);
-  const brand = brandOf(context, brandId);
-  const post = postOf(context, brand, postId);
-  assertEditable(post, 'deleted');
+  const brand = await brandOf(context, brandId);
   const nowMs = context.clock.now();
-  if (post.status === 'draft') {
-    context.store.posts.remove(post.id);
-    return { id: post.id, status: 'deleted', message: `Draft ${post.id} was deleted.` };
-  }
-  context.store.posts.setStatus(post.id, 'cancelled', nowMs);
-  return {
-    id: post.id,
-    status: 'cancelled',
-    message: `Post ${post.id} was cancelled: it was ${describePost(post, brand)} and will not be published. Its queue time is free again.`,
-  };
+  // Read and changed in one transaction: the post may not start publishing in between.
+  return context.store.transaction(async (tx) => {
+    const post = await postOf(tx, brand, postId);
+    assertEditable(post, 'deleted');
+    if (post.status === 'draft') {
+      await tx.posts.remove(post.id);
+      return { id: post.id, status: 'deleted', message: `Draft ${post.id} was deleted.` };
+    }
+    await tx.posts.setStatus(post.id, 'cancelled', nowMs);
+    return {
+      id: post.id,
+      status: 'cancelled',
+      message: `Post ${post.id} was cancelled: it was ${describePost(post, brand)} and will not be published. Its queue time is free again.`,
+    };
+  });
 }
 
 /** Publishes a draft, queued or scheduled post now (its content is checked as for IMMEDIATE). */
-export function publishPost(context: PostContext, request: unknown): Post {
+export async function publishPost(context: PostContext, request: unknown): Promise<Post> {
   const { brandId, postId } = validateOrThrow(PostRequest, request);
-  const brand = brandOf(context, brandId);
-  const post = postOf(context, brand, postId);
+  const brand = await brandOf(context, brandId);
+  const post = await postOf(context.store, brand, postId);
   assertEditable(post, 'published now');
   return updatePost(context, { brandId, postId, publishMode: 'IMMEDIATE' });
 }

@@ -8,19 +8,18 @@ import type { PostPayload } from '../domain/post-schemas.js';
 import { type PreflightWarning, preflightChannel } from '../domain/preflight.js';
 import type { CollectionRecord, Store } from '../ports.js';
 
-export function preflightPost(
+export async function preflightPost(
   store: Store,
   collection: CollectionRecord,
   payload: PostPayload,
   defaultConnector: string,
-): PreflightWarning[] {
+): Promise<PreflightWarning[]> {
   const channelIds = collection.channels.map((channel) => channel.id);
-  const connections = store.connections.ofChannels(channelIds);
+  const connections = await store.connections.ofChannels(channelIds);
   const mediaIds = (payload.media ?? []).flatMap((element) => (element.id ? [element.id] : []));
-  const media = new Map(
-    store.findMedia(collection.brandId, mediaIds).map((m) => [m.id, { type: m.type, size: m.size }]),
-  );
-  return collection.channels.flatMap((channel) => {
+  const found = await store.findMedia(collection.brandId, mediaIds);
+  const media = new Map(found.map((m) => [m.id, { type: m.type, size: m.size }]));
+  const perChannel = collection.channels.map(async (channel) => {
     const connection = connections.get(channel.id);
     const warnings = preflightChannel(
       payload,
@@ -33,9 +32,10 @@ export function preflightPost(
     );
     if (channel.status !== 'INACTIVE') return warnings;
     // Say why it is INACTIVE when the engine or `disconnect` recorded it.
-    const why = store.connections.activity(channel.id).statusReason;
+    const why = (await store.connections.activity(channel.id)).statusReason;
     return warnings.map((warning) =>
       why ? { ...warning, message: `The channel "${channel.name}" is INACTIVE: ${why}` } : warning,
     );
   });
+  return (await Promise.all(perChannel)).flat();
 }

@@ -51,3 +51,23 @@ export interface PublishingService {
   /** `{ brandId, count? }` */
   getQueue(request: unknown): Promise<Queue>;
 }
+
+/** A file read, measured and type-checked, not yet kept: commit it or discard it. */
+export interface StagedUpload {
+  commit(): Promise<Media>;
+  discard(): Promise<void>;
+}
+
+/**
+ * The service with media uploads that arrive as a stream (the REST API's multipart body) rather than a
+ * path, a URL or base64 text. The local service implements it; the REST API is served over it.
+ */
+export interface StreamingPublishingService extends PublishingService {
+  /**
+   * Resolves when the acting user may use the brand, else rejects with the NotFoundError of a brand that
+   * does not exist: checked before an upload's body is read.
+   */
+  requireBrand(brandId: number): Promise<void>;
+  /** Stages an upload while it arrives; it is kept only once the caller, having read the whole request, commits it. */
+  stageMediaUpload(brandId: number, source: AsyncIterable<Uint8Array>): Promise<StagedUpload>;
+}

@@ -13,11 +13,16 @@ export interface PublishingStart {
   settled: PostStatus | undefined;
 }
 
-/** Creates the deliveries of a post that is due and marks it publishing. Runs inside a transaction. */
-export function startPublishing(store: Store, post: PostRecord, nowMs: number): PublishingStart {
-  const collection = store.findCollection(post.brandId, post.collectionId);
+/** Creates the deliveries of a post that is due and marks it publishing. Runs inside a transaction (`store` is its `tx`). */
+export async function startPublishing(
+  store: Store,
+  post: PostRecord,
+  nowMs: number,
+): Promise<PublishingStart> {
+  const collection = await store.findCollection(post.brandId, post.collectionId);
   const mediaIds = (post.payload.media ?? []).flatMap((element) => (element.id ? [element.id] : []));
-  const mediaTypes = new Map(store.findMedia(post.brandId, mediaIds).map((media) => [media.id, media.type]));
+  const media = await store.findMedia(post.brandId, mediaIds);
+  const mediaTypes = new Map(media.map((record) => [record.id, record.type]));
   const deliveries: NewDelivery[] = (collection?.channels ?? []).map((channel) => {
     const plan = planDelivery(post.payload, channel, mediaTypes);
     const base = {
@@ -37,9 +42,9 @@ export function startPublishing(store: Store, post: PostRecord, nowMs: number): 
       content: null,
     };
   });
-  store.deliveries.insertMany(deliveries);
-  store.posts.setStatus(post.id, 'publishing', nowMs);
-  return { deliveries, settled: settlePost(store, post.id, nowMs) };
+  await store.deliveries.insertMany(deliveries);
+  await store.posts.setStatus(post.id, 'publishing', nowMs);
+  return { deliveries, settled: await settlePost(store, post.id, nowMs) };
 }
 
 /**
@@ -48,14 +53,17 @@ export function startPublishing(store: Store, post: PostRecord, nowMs: number): 
  * one caller that settled the post (it announces it); undefined while deliveries are open, or when
  * the post was settled already.
  */
-export function settlePost(store: Store, postId: number, nowMs: number): PostStatus | undefined {
-  const counts = store.deliveries.counts(postId);
+export async function settlePost(
+  store: Store,
+  postId: number,
+  nowMs: number,
+): Promise<PostStatus | undefined> {
+  const counts = await store.deliveries.counts(postId);
   if (counts.pending + counts.sending > 0) return undefined;
   let status: PostStatus;
   if (counts.sent === 0) status = 'failed';
   else if (counts.failed > 0) status = 'partially_published';
   else status = 'published';
-  return store.posts.finishPublishing(postId, status, nowMs, counts.sent > 0 ? nowMs : null)
-    ? status
-    : undefined;
+  const finished = await store.posts.finishPublishing(postId, status, nowMs, counts.sent > 0 ? nowMs : null);
+  return finished ? status : undefined;
 }

@@ -94,25 +94,29 @@ const FIRST_BATCH = 16;
  * store remembers the run walked (every slot before the free one is taken) until a change could free
  * one of its times, so the next call starts where this one stopped.
  */
-export function nextFreeQueueSlot(store: Store, brand: BrandRecord, nowMs: number): number | undefined {
+export async function nextFreeQueueSlot(
+  store: Store,
+  brand: BrandRecord,
+  nowMs: number,
+): Promise<number | undefined> {
   const schedule = scheduleOf(brand.timezone, brand.queueTimes).key;
-  const held = store.posts.heldQueueRun(brand.id, schedule);
+  const held = await store.posts.heldQueueRun(brand.id, schedule);
   // Every slot after held.afterMs and before held.untilMs is taken: the free one is at untilMs or later.
   const known = held !== undefined && held.afterMs <= nowMs && held.untilMs > nowMs ? held : undefined;
   const from = known ? known.untilMs - 1 : nowMs;
   let batch = FIRST_BATCH;
-  let taken = store.posts.plannedTimesFrom(brand.id, from + 1, batch);
+  let taken = await store.posts.plannedTimesFrom(brand.id, from + 1, batch);
   let index = 0;
   for (const slot of cachedQueueSlotsAfter(from, brand.timezone, brand.queueTimes)) {
     for (;;) {
       while (index < taken.length && taken[index]! < slot) index++;
       if (index < taken.length || taken.length < batch) break;
       batch = BATCH;
-      taken = store.posts.plannedTimesFrom(brand.id, slot, batch);
+      taken = await store.posts.plannedTimesFrom(brand.id, slot, batch);
       index = 0;
     }
     if (taken[index] !== slot) {
-      store.posts.rememberHeldQueueRun(brand.id, {
+      await store.posts.rememberHeldQueueRun(brand.id, {
         schedule,
         afterMs: known?.afterMs ?? nowMs,
         untilMs: slot,

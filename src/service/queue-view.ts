@@ -9,22 +9,25 @@ import { presentPost } from './post-resource.js';
 
 const QUEUED_SHOWN = 100;
 
-export function getQueue(context: { store: Store; clock: Clock; user: UserRecord }, request: unknown): Queue {
+export async function getQueue(
+  context: { store: Store; clock: Clock; user: UserRecord },
+  request: unknown,
+): Promise<Queue> {
   const { brandId, count = 5 } = validateOrThrow(QueueRequest, request);
   const { store } = context;
-  const brand = store.findBrandOfUser(context.user.id, brandId);
+  const brand = await store.findBrandOfUser(context.user.id, brandId);
   if (!brand) throw NotFoundError.brand();
   const nowMs = context.clock.now();
 
-  const taken = new Set(store.posts.plannedTimesFrom(brand.id, nowMs + 1, 10_000));
+  const taken = new Set(await store.posts.plannedTimesFrom(brand.id, nowMs + 1, 10_000));
   const nextSlots: Queue['nextSlots'] = [];
   for (const slot of queueSlotsAfter(nowMs, brand.timezone, brand.queueTimes)) {
     if (taken.has(slot)) continue;
     nextSlots.push({ scheduledAt: formatLocalTime(slot, brand.timezone), at: formatTimestamp(slot) });
     if (nextSlots.length === count) break;
   }
-  const queued = store.posts.queued(brand.id, nowMs, QUEUED_SHOWN);
-  const deliveries = store.deliveries.ofPosts(queued.map((post) => post.id));
+  const queued = await store.posts.queued(brand.id, nowMs, QUEUED_SHOWN);
+  const deliveries = await store.deliveries.ofPosts(queued.map((post) => post.id));
   return {
     brandId: brand.id,
     timezone: brand.timezone,

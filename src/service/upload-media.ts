@@ -13,6 +13,7 @@ import { message } from '../domain/messages.js';
 import { type Media, UploadMediaRequest } from '../domain/schemas.js';
 import { validateOrThrow } from '../domain/validation.js';
 import type { Clock, MediaDownloader, MediaStore, Store, TransferOptions, UserRecord } from '../ports.js';
+import type { StagedUpload } from './publishing-service.js';
 import { presentMedia } from './resources.js';
 
 /** "100 MB" of the interface: 100 × 1024 × 1024 bytes. */
@@ -130,17 +131,11 @@ export async function uploadMedia(
   transfer: TransferOptions = {},
 ): Promise<Media> {
   const input = validateOrThrow(UploadMediaRequest, request);
-  const brand = deps.store.findBrandOfUser(user.id, input.brandId);
+  const brand = await deps.store.findBrandOfUser(user.id, input.brandId);
   if (!brand) throw NotFoundError.brand();
   const source = await openMediaSource(deps, input, transfer.signal);
   const staged = await stageMedia(deps, brand.id, source.body, { ...transfer, total: source.total });
   return staged.commit();
-}
-
-/** A file read, measured and type-checked, not yet kept: commit it or discard it. */
-export interface StagedUpload {
-  commit(): Promise<Media>;
-  discard(): Promise<void>;
 }
 
 /**
@@ -178,7 +173,7 @@ async function commitMedia(
   type: string,
 ): Promise<Media> {
   try {
-    const existing = deps.store.findMediaByHash(brandId, staged.sha256);
+    const existing = await deps.store.findMediaByHash(brandId, staged.sha256);
     if (existing) {
       await deps.media.discard(staged.token);
       return presentMedia(existing);
@@ -195,11 +190,11 @@ async function commitMedia(
       createdAtMs: deps.clock.now(),
     };
     try {
-      deps.store.insertMedia(record);
+      await deps.store.insertMedia(record);
     } catch (error) {
       await deps.media.remove(storedPath);
       // A concurrent upload of the same bytes won the race: answer with its media.
-      const winner = deps.store.findMediaByHash(brandId, staged.sha256);
+      const winner = await deps.store.findMediaByHash(brandId, staged.sha256);
       if (winner) return presentMedia(winner);
       throw error;
     }

@@ -28,20 +28,23 @@ export function parseWorkspaceFile(input: unknown): Workspace {
   return result.value;
 }
 
-export function importWorkspace(store: Store, clock: Clock, workspace: Workspace): ImportedIds {
-  return store.transaction(() => {
-    const brandTitles = new Set(
-      (workspace.users ?? [])
-        .flatMap((user) => user.brands ?? [])
-        .filter((title) => store.findBrandIdByTitle(title) !== undefined),
-    );
+export async function importWorkspace(
+  store: Store,
+  clock: Clock,
+  workspace: Workspace,
+): Promise<ImportedIds> {
+  return store.transaction(async (tx) => {
+    const brandTitles = new Set<string>();
+    for (const title of (workspace.users ?? []).flatMap((user) => user.brands ?? [])) {
+      if ((await tx.findBrandIdByTitle(title)) !== undefined) brandTitles.add(title);
+    }
     const errors = checkWorkspaceReferences(workspace, brandTitles);
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
 
     const nowMs = clock.now();
     const result: ImportedIds = { brands: [], users: [] };
     for (const brand of workspace.brands ?? []) {
-      const brandId = store.upsertBrand(
+      const brandId = await tx.upsertBrand(
         {
           title: brand.title,
           description: brand.description ?? null,
@@ -52,7 +55,7 @@ export function importWorkspace(store: Store, clock: Clock, workspace: Workspace
       );
       const channelIds = new Map<string, number>();
       for (const channel of brand.channels ?? []) {
-        const channelId = store.upsertChannel(
+        const channelId = await tx.upsertChannel(
           brandId,
           { name: channel.name, type: channel.type, status: channel.status ?? 'ACTIVE' },
           nowMs,
@@ -61,7 +64,7 @@ export function importWorkspace(store: Store, clock: Clock, workspace: Workspace
         const { connection } = channel;
         if (connection) {
           const accountId = connection.accountId ?? connection.account;
-          store.connections.save(
+          await tx.connections.save(
             channelId,
             {
               kind: connection.connector,
@@ -78,9 +81,9 @@ export function importWorkspace(store: Store, clock: Clock, workspace: Workspace
           );
         }
       }
-      const collections = (brand.collections ?? []).map((collection) => ({
-        title: collection.title,
-        id: store.upsertCollection(
+      const collections: Array<{ id: number; title: string }> = [];
+      for (const collection of brand.collections ?? []) {
+        const id = await tx.upsertCollection(
           brandId,
           {
             title: collection.title,
@@ -88,8 +91,9 @@ export function importWorkspace(store: Store, clock: Clock, workspace: Workspace
             channelIds: (collection.channels ?? []).map((name) => channelIds.get(name)!),
           },
           nowMs,
-        ),
-      }));
+        );
+        collections.push({ title: collection.title, id });
+      }
       result.brands.push({
         id: brandId,
         title: brand.title,
@@ -98,8 +102,9 @@ export function importWorkspace(store: Store, clock: Clock, workspace: Workspace
       });
     }
     for (const user of workspace.users ?? []) {
-      const brandIds = (user.brands ?? []).map((title) => store.findBrandIdByTitle(title)!);
-      const id = store.upsertUser(
+      const brandIds: number[] = [];
+      for (const title of user.brands ?? []) brandIds.push((await tx.findBrandIdByTitle(title))!);
+      const id = await tx.upsertUser(
         {
           name: user.name,
           timezone: user.timezone,
@@ -165,10 +170,10 @@ export function demoWorkspace(): Workspace {
  * once: the store is found empty and filled under one write lock, so one of them creates the demo and
  * the others find it.
  */
-export function ensureDemoWorkspace(store: Store, clock: Clock): boolean {
-  return store.transaction(() => {
-    if (!store.isEmpty()) return false;
-    importWorkspace(store, clock, demoWorkspace());
+export async function ensureDemoWorkspace(store: Store, clock: Clock): Promise<boolean> {
+  return store.transaction(async (tx) => {
+    if (!(await tx.isEmpty())) return false;
+    await importWorkspace(tx, clock, demoWorkspace());
     return true;
   });
 }

@@ -14,7 +14,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DATABASE_FILE } from '../../src/local-runtime.js';
+import { DATABASE_FILE } from '../../src/store/open-store.js';
 import { openDatabase } from '../../src/store/sqlite/driver.js';
 import {
   brandTitles,

@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { DateTime } from 'luxon';
 import { afterEach, beforeAll, expect, it } from 'vitest';
-import { DATABASE_FILE } from '../../src/local-runtime.js';
+import { DATABASE_FILE } from '../../src/store/open-store.js';
 import { openDatabase } from '../../src/store/sqlite/driver.js';
 import { StdioProcess } from '../crash/stdio-process.js';
 import { childEnv, cleanup, connectStdio, requireBuild, tempDir } from '../mcp/cli-harness.js';

@@ -8,8 +8,8 @@ import type { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DATABASE_FILE } from '../../src/local-runtime.js';
 import { hashApiKey } from '../../src/service/acting-user.js';
+import { DATABASE_FILE } from '../../src/store/open-store.js';
 import { openDatabase } from '../../src/store/sqlite/driver.js';
 import {
   CHILD_TIMEOUT_MS,

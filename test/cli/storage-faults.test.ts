@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DATABASE_FILE } from '../../src/local-runtime.js';
+import { DATABASE_FILE } from '../../src/store/open-store.js';
 import {
   CHILD_TIMEOUT_MS,
   childEnv,
@@ -144,14 +144,13 @@ function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<
 }
 
 /** Without root: the REST app in-process, its store's connection limited to the pages it has. */
-function inProcessApp(): FillingServer {
-  const world = openRestWorld();
+async function inProcessApp(): Promise<FillingServer> {
+  const world = await openRestWorld();
   undo.push(() => world.close());
-  const { store } = world.rt.runtime;
+  const { sql } = world.rt;
   return {
     request: (method, path, json) => world.request(method, path, { key: KEY_A, json }),
-    fill: () =>
-      store.sql.db.exec(`PRAGMA max_page_count = ${Number(store.sql.get('PRAGMA page_count')?.page_count)}`),
+    fill: () => sql.db.exec(`PRAGMA max_page_count = ${Number(sql.get('PRAGMA page_count')?.page_count)}`),
     faultLines: () =>
       world.logged.map(
         ({ message, error }) =>
@@ -163,7 +162,7 @@ function inProcessApp(): FillingServer {
 
 describe('the disk fills up while serve runs', () => {
   it(`answers 507 with the storage body and keeps every post acknowledged before (${AS_ROOT ? 'real tmpfs' : 'in-process, SQLITE_FULL'})`, async () => {
-    const server = AS_ROOT ? await realServeOnTmpfs() : inProcessApp();
+    const server = AS_ROOT ? await realServeOnTmpfs() : await inProcessApp();
     const create = (i: number) =>
       server.request('POST', '/v1/brands/1/collections/1/posts', {
         publishMode: 'DRAFT',

@@ -1,7 +1,7 @@
 /** Reads what the service stored, through a second connection to its SQLite file. */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { DATABASE_FILE } from '../../src/local-runtime.js';
+import { DATABASE_FILE } from '../../src/store/open-store.js';
 import { openDatabase } from '../../src/store/sqlite/driver.js';
 import type { ContractWorld, StoredPost } from './service-contract.js';
 

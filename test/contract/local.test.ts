@@ -10,13 +10,13 @@ import {
 } from './service-contract.js';
 
 async function openLocalWorld(): Promise<ContractWorld> {
-  const rt = openTestRuntime({ now: CONTRACT_NOW });
+  const rt = await openTestRuntime({ now: CONTRACT_NOW });
   try {
     // The demo user is resolved as "the only user": do it before the second user exists.
     const service = rt.service;
-    rt.importWorkspace(OTHER_WORKSPACE);
-    const other = rt.serviceFor(OTHER_API_KEY);
-    const southern = rt.serviceFor(SOUTHERN_API_KEY);
+    await rt.importWorkspace(OTHER_WORKSPACE);
+    const other = await rt.serviceFor(OTHER_API_KEY);
+    const southern = await rt.serviceFor(SOUTHERN_API_KEY);
     const inspection = openInspection(rt.dataDir);
     return {
       service,
@@ -26,11 +26,11 @@ async function openLocalWorld(): Promise<ContractWorld> {
       inspect: inspection.inspect,
       async close() {
         inspection.close();
-        rt.close();
+        await rt.close();
       },
     };
   } catch (error) {
-    rt.close();
+    await rt.close();
     throw error;
   }
 }

@@ -17,10 +17,10 @@ import {
 } from './service-contract.js';
 
 async function openRemoteWorld(): Promise<ContractWorld> {
-  const rt = openTestRuntime({ now: CONTRACT_NOW });
+  const rt = await openTestRuntime({ now: CONTRACT_NOW });
   try {
-    const [demo] = issueMissingApiKeys(rt.runtime.store);
-    rt.importWorkspace(OTHER_WORKSPACE);
+    const [demo] = await issueMissingApiKeys(rt.runtime.store);
+    await rt.importWorkspace(OTHER_WORKSPACE);
     const http = createHttpApp({
       runtime: rt.runtime,
       version: 'test',
@@ -42,11 +42,11 @@ async function openRemoteWorld(): Promise<ContractWorld> {
         await Promise.all(clients.map((client) => client.close()));
         await server.close();
         inspection.close();
-        rt.close();
+        await rt.close();
       },
     };
   } catch (error) {
-    rt.close();
+    await rt.close();
     throw error;
   }
 }

@@ -9,7 +9,7 @@
  */
 import { join } from 'node:path';
 import { afterEach, beforeAll, expect, it } from 'vitest';
-import { DATABASE_FILE } from '../../src/local-runtime.js';
+import { DATABASE_FILE } from '../../src/store/open-store.js';
 import { openDatabase } from '../../src/store/sqlite/driver.js';
 import { cleanup, requireBuild, tempDir } from '../mcp/cli-harness.js';
 import { type JsonRpcMessage, StdioProcess } from './stdio-process.js';

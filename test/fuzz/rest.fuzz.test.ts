@@ -40,7 +40,7 @@ let drafts = 0;
 
 beforeAll(async () => {
   addedToPrototypes = prototypeSnapshot();
-  w = openRestWorld();
+  w = await openRestWorld();
   for (let i = 0; i < 10; i++) await newDraft();
 });
 

@@ -14,9 +14,9 @@ const GOOD = 'good-key';
 function throttleAt(options: ConstructorParameters<typeof AuthThrottle>[0] = {}) {
   const clock = { now: 1_000_000 };
   const throttle = new AuthThrottle({ ...options, now: () => clock.now });
-  const attempt = (address: string, key: string | undefined) => {
+  const attempt = async (address: string, key: string | undefined) => {
     try {
-      return throttle.authenticate(address, key, () => {
+      return await throttle.authenticate(address, key, async () => {
         if (key !== GOOD) throw new UnauthenticatedError();
         return 'user';
       });
@@ -25,8 +25,8 @@ function throttleAt(options: ConstructorParameters<typeof AuthThrottle>[0] = {})
       throw error;
     }
   };
-  const fail = (address: string, times: number) => {
-    for (let i = 0; i < times; i++) expect(attempt(address, `wrong-${i}`)).toBe('unauthenticated');
+  const fail = async (address: string, times: number) => {
+    for (let i = 0; i < times; i++) expect(await attempt(address, `wrong-${i}`)).toBe('unauthenticated');
   };
   return { clock, throttle, attempt, fail };
 }
@@ -48,16 +48,16 @@ describe('what counts as one client address', () => {
     expect(addressGroup(address)).toBe(group);
   });
 
-  it('blocks a whole IPv6 /64 together, and not the next /64', () => {
+  it('blocks a whole IPv6 /64 together, and not the next /64', async () => {
     const { attempt, fail } = throttleAt();
-    for (let i = 0; i < 20; i++) attempt(`2001:db8:1:2::${(i + 1).toString(16)}`, 'wrong');
-    expect(attempt('2001:db8:1:2:abcd::1', 'wrong')).toMatchObject({ admitted: false });
-    expect(attempt('2001:db8:1:3::1', 'wrong')).toBe('unauthenticated');
-    fail('::ffff:10.0.0.1', 20);
-    expect(attempt('10.0.0.1', 'wrong')).toMatchObject({ admitted: false });
+    for (let i = 0; i < 20; i++) await attempt(`2001:db8:1:2::${(i + 1).toString(16)}`, 'wrong');
+    expect(await attempt('2001:db8:1:2:abcd::1', 'wrong')).toMatchObject({ admitted: false });
+    expect(await attempt('2001:db8:1:3::1', 'wrong')).toBe('unauthenticated');
+    await fail('::ffff:10.0.0.1', 20);
+    expect(await attempt('10.0.0.1', 'wrong')).toMatchObject({ admitted: false });
   });
 
-  it('reads the address of the socket, or "unknown" for a request without one (in process)', () => {
+  it('reads the address of the socket, or "unknown" for a request without one (in process)', async () => {
     expect(clientAddress({ incoming: { socket: { remoteAddress: '127.0.0.3' } } })).toBe('127.0.0.3');
     expect(clientAddress(undefined)).toBe('unknown');
     expect(clientAddress({})).toBe('unknown');
@@ -65,69 +65,100 @@ describe('what counts as one client address', () => {
 });
 
 describe('the window', () => {
-  it('refuses the 21st attempt within 60 s, saying when the oldest failure leaves the window', () => {
+  it('refuses the 21st attempt within 60 s, saying when the oldest failure leaves the window', async () => {
     const { clock, attempt, fail } = throttleAt();
-    fail('10.0.0.1', 1);
+    await fail('10.0.0.1', 1);
     clock.now += 30_000;
-    fail('10.0.0.1', 19);
-    expect(attempt('10.0.0.1', 'wrong')).toEqual({ admitted: false, retryAfterSeconds: 30 });
+    await fail('10.0.0.1', 19);
+    expect(await attempt('10.0.0.1', 'wrong')).toEqual({ admitted: false, retryAfterSeconds: 30 });
     clock.now += 29_500;
-    expect(attempt('10.0.0.1', 'wrong')).toEqual({ admitted: false, retryAfterSeconds: 1 });
+    expect(await attempt('10.0.0.1', 'wrong')).toEqual({ admitted: false, retryAfterSeconds: 1 });
     clock.now += 500;
     // The first failure has left the window: one more attempt, then blocked until the next leaves.
-    expect(attempt('10.0.0.1', 'wrong')).toBe('unauthenticated');
-    expect(attempt('10.0.0.1', 'wrong')).toEqual({ admitted: false, retryAfterSeconds: 30 });
+    expect(await attempt('10.0.0.1', 'wrong')).toBe('unauthenticated');
+    expect(await attempt('10.0.0.1', 'wrong')).toEqual({ admitted: false, retryAfterSeconds: 30 });
   });
 
-  it('takes its limits as options', () => {
+  it('takes its limits as options', async () => {
     const { clock, attempt, fail } = throttleAt({ maxFailures: 3, windowMs: 1000 });
-    fail('10.0.0.1', 3);
-    expect(attempt('10.0.0.1', GOOD)).toEqual({ admitted: false, retryAfterSeconds: 1 });
+    await fail('10.0.0.1', 3);
+    expect(await attempt('10.0.0.1', GOOD)).toEqual({ admitted: false, retryAfterSeconds: 1 });
     clock.now += 1000;
-    expect(attempt('10.0.0.1', GOOD)).toEqual({ admitted: true, value: 'user' });
+    expect(await attempt('10.0.0.1', GOOD)).toEqual({ admitted: true, value: 'user' });
   });
 
-  it('passes other errors of the check through without counting them', () => {
+  it('counts checks under way against the limit: guesses sent at once make no more checks than in turn', async () => {
+    const { throttle } = throttleAt({ maxFailures: 3 });
+    let checks = 0;
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    const guess = (i: number) =>
+      throttle
+        .authenticate('10.0.0.1', `wrong-${i}`, async () => {
+          checks++;
+          await answered;
+          throw new UnauthenticatedError();
+        })
+        .catch((error: unknown) => {
+          if (error instanceof UnauthenticatedError) return 'unauthenticated' as const;
+          throw error;
+        });
+    const guesses = Promise.all([0, 1, 2, 3, 4].map(guess));
+    answer();
+    const refused = { admitted: false, retryAfterSeconds: 60 };
+    expect(await guesses).toEqual([
+      'unauthenticated',
+      'unauthenticated',
+      'unauthenticated',
+      refused,
+      refused,
+    ]);
+    expect(checks).toBe(3);
+  });
+
+  it('passes other errors of the check through without counting them', async () => {
     const { throttle, attempt } = throttleAt({ maxFailures: 1 });
-    expect(() =>
-      throttle.authenticate('10.0.0.1', 'key', () => {
+    await expect(
+      throttle.authenticate('10.0.0.1', 'key', async () => {
         throw new Error('database is locked');
       }),
-    ).toThrow('database is locked');
-    expect(attempt('10.0.0.1', GOOD)).toEqual({ admitted: true, value: 'user' });
+    ).rejects.toThrow('database is locked');
+    expect(await attempt('10.0.0.1', GOOD)).toEqual({ admitted: true, value: 'user' });
   });
 });
 
 describe('memory', () => {
-  it('remembers at most maxAddresses addresses, forgetting the one seen least recently', () => {
+  it('remembers at most maxAddresses addresses, forgetting the one seen least recently', async () => {
     const { throttle, attempt, fail } = throttleAt({ maxAddresses: 3 });
-    fail('10.0.0.1', 20);
-    fail('10.0.0.2', 20);
-    fail('10.0.0.3', 20);
-    expect(attempt('10.0.0.1', 'wrong')).toMatchObject({ admitted: false }); // now the most recent
-    fail('10.0.0.4', 1); // the fourth address: 10.0.0.2 goes
+    await fail('10.0.0.1', 20);
+    await fail('10.0.0.2', 20);
+    await fail('10.0.0.3', 20);
+    expect(await attempt('10.0.0.1', 'wrong')).toMatchObject({ admitted: false }); // now the most recent
+    await fail('10.0.0.4', 1); // the fourth address: 10.0.0.2 goes
     expect(throttle.size).toBe(3);
-    expect(attempt('10.0.0.2', 'wrong')).toBe('unauthenticated');
-    expect(attempt('10.0.0.1', 'wrong')).toMatchObject({ admitted: false });
+    expect(await attempt('10.0.0.2', 'wrong')).toBe('unauthenticated');
+    expect(await attempt('10.0.0.1', 'wrong')).toMatchObject({ admitted: false });
   });
 
-  it('stays bounded under many addresses', () => {
+  it('stays bounded under many addresses', async () => {
     const { throttle, attempt } = throttleAt({ maxAddresses: 1000 });
-    for (let i = 0; i < 5000; i++) attempt(`2001:db8:${i.toString(16)}::1`, 'wrong');
+    for (let i = 0; i < 5000; i++) await attempt(`2001:db8:${i.toString(16)}::1`, 'wrong');
     expect(throttle.size).toBe(1000);
   });
 
-  it('remembers a few keys per address as known, the oldest forgotten first', () => {
+  it('remembers a few keys per address as known, the oldest forgotten first', async () => {
     const throttle = new AuthThrottle({ maxFailures: 1, maxKnownKeys: 2 });
-    const accept = () => 'user';
-    for (const key of ['k1', 'k2', 'k3']) throttle.authenticate('10.0.0.1', key, accept);
-    expect(() =>
-      throttle.authenticate('10.0.0.1', 'wrong', () => {
+    const accept = async () => 'user';
+    for (const key of ['k1', 'k2', 'k3']) await throttle.authenticate('10.0.0.1', key, accept);
+    await expect(
+      throttle.authenticate('10.0.0.1', 'wrong', async () => {
         throw new UnauthenticatedError();
       }),
-    ).toThrow(UnauthenticatedError);
-    expect(throttle.authenticate('10.0.0.1', 'k3', accept)).toEqual({ admitted: true, value: 'user' });
-    expect(throttle.authenticate('10.0.0.1', 'k2', accept)).toEqual({ admitted: true, value: 'user' });
-    expect(throttle.authenticate('10.0.0.1', 'k1', accept)).toMatchObject({ admitted: false });
+    ).rejects.toThrow(UnauthenticatedError);
+    expect(await throttle.authenticate('10.0.0.1', 'k3', accept)).toEqual({ admitted: true, value: 'user' });
+    expect(await throttle.authenticate('10.0.0.1', 'k2', accept)).toEqual({ admitted: true, value: 'user' });
+    expect(await throttle.authenticate('10.0.0.1', 'k1', accept)).toMatchObject({ admitted: false });
   });
 });

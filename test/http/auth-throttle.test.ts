@@ -106,9 +106,9 @@ function expectBlocked(answer: Answer, windowSeconds = 60): number {
   return seconds;
 }
 
-beforeEach(() => {
-  rt = openTestRuntime();
-  rt.importWorkspace({
+beforeEach(async () => {
+  rt = await openTestRuntime();
+  await rt.importWorkspace({
     brands: [],
     users: [{ name: 'Ada', timezone: 'UTC', apiKey: KEY, brands: ['Northwind Coffee'] }],
   });
@@ -119,7 +119,7 @@ afterEach(async () => {
   for (const agent of agents.values()) await agent.close();
   agents.clear();
   await server?.close();
-  rt.close();
+  await rt.close();
 });
 
 describe('failed API keys, per client address', () => {

@@ -28,8 +28,8 @@ let server: RunningServer | undefined;
 let client: Client;
 
 beforeEach(async () => {
-  rt = openTestRuntime();
-  rt.importWorkspace({
+  rt = await openTestRuntime();
+  await rt.importWorkspace({
     brands: [],
     users: [{ name: 'Ada', timezone: 'UTC', apiKey: KEY, brands: ['Northwind Coffee'] }],
   });
@@ -66,7 +66,7 @@ afterEach(async () => {
   await server?.close();
   await new Promise<void>((resolve) => origin.close(() => resolve()));
   await downloader.close();
-  rt.close();
+  await rt.close();
 });
 
 async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {

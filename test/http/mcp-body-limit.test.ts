@@ -28,8 +28,8 @@ let server: RunningServer;
 const clients: Client[] = [];
 
 beforeEach(async () => {
-  rt = openTestRuntime();
-  rt.importWorkspace({
+  rt = await openTestRuntime();
+  await rt.importWorkspace({
     brands: [],
     users: [{ name: 'Ada', timezone: 'UTC', apiKey: KEY, brands: ['Northwind Coffee'] }],
   });
@@ -47,7 +47,7 @@ beforeEach(async () => {
 afterEach(async () => {
   for (const client of clients.splice(0)) await client.close().catch(() => undefined);
   await server.close();
-  rt.close();
+  await rt.close();
 });
 
 async function connect(): Promise<Client> {

@@ -44,9 +44,9 @@ function brandTitles(result: Awaited<ReturnType<Client['callTool']>>): string[] 
   return (result.structuredContent as { data: Array<{ title: string }> }).data.map((brand) => brand.title);
 }
 
-beforeEach(() => {
-  rt = openTestRuntime();
-  rt.importWorkspace({
+beforeEach(async () => {
+  rt = await openTestRuntime();
+  await rt.importWorkspace({
     brands: [
       {
         title: 'Harbor Bakery',
@@ -65,7 +65,7 @@ beforeEach(() => {
 afterEach(async () => {
   for (const client of clients.splice(0)) await client.close().catch(() => undefined);
   await server?.close();
-  rt.close();
+  await rt.close();
 });
 
 describe('MCP over Streamable HTTP', () => {

@@ -54,8 +54,8 @@ async function waitFor(messages: Message[], data: string, emit?: () => void): Pr
 }
 
 beforeEach(async () => {
-  rt = openTestRuntime();
-  ids = rt.importWorkspace({
+  rt = await openTestRuntime();
+  ids = await rt.importWorkspace({
     brands: [
       {
         title: 'Harbor Bakery',
@@ -95,7 +95,7 @@ afterEach(async () => {
   await scheduler.stop();
   for (const client of clients.splice(0)) await client.close().catch(() => undefined);
   await server.close();
-  rt.close();
+  await rt.close();
 });
 
 describe('MCP logging over Streamable HTTP', () => {
@@ -115,7 +115,8 @@ describe('MCP logging over Streamable HTTP', () => {
     b.messages.length = 0;
 
     const post = async (apiKey: string, args: Record<string, unknown>) =>
-      (await rt.serviceFor(apiKey).createPost({ caption: 'Hello', publishMode: 'SCHEDULE', ...args })).id!;
+      (await (await rt.serviceFor(apiKey)).createPost({ caption: 'Hello', publishMode: 'SCHEDULE', ...args }))
+        .id!;
     const bo1 = await post(KEY_B, {
       brandId: harbor.id,
       collectionId: harbor.collections[0]!.id,

@@ -69,9 +69,9 @@ async function waitFor(condition: () => boolean, timeoutMs = 3000): Promise<void
   }
 }
 
-beforeEach(() => {
-  rt = openTestRuntime();
-  rt.importWorkspace({
+beforeEach(async () => {
+  rt = await openTestRuntime();
+  await rt.importWorkspace({
     brands: [],
     users: [
       { name: 'Ada', timezone: 'UTC', apiKey: KEY_A, brands: ['Northwind Coffee'] },
@@ -83,7 +83,7 @@ beforeEach(() => {
 afterEach(async () => {
   for (const client of clients.splice(0)) await client.close().catch(() => undefined);
   await server?.close();
-  rt.close();
+  await rt.close();
 });
 
 describe('open MCP sessions per user', () => {

@@ -99,7 +99,7 @@ describe('collectionId completion', () => {
     expect(await complete(DRAFT_POST, 'collectionId', 'vis', { brandId: '1' })).toEqual(['2']);
     expect(await complete(DRAFT_POST, 'collectionId', '3', { brandId: '1' })).toEqual(['3']);
     expect(await complete(DRAFT_POST, 'collectionId', '', { brandId: '2' })).toEqual(['5']);
-    const alpine = await h.rt.serviceFor(ADA).listCollections({ brandId: 3 });
+    const alpine = await (await h.rt.serviceFor(ADA)).listCollections({ brandId: 3 });
     expect(await complete(DRAFT_POST, 'collectionId', '', { brandId: '3' })).toEqual(
       alpine.data.map((collection) => String(collection.id)),
     );

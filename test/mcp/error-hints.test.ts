@@ -357,8 +357,8 @@ describe('correctOptionIndex out of range', () => {
 describe('remote mode', () => {
   /** The MCP server on a remote client of a real `serve` app, whose store and clock the test holds. */
   async function openRemote() {
-    const rt = openTestRuntime();
-    const [demo] = issueMissingApiKeys(rt.runtime.store);
+    const rt = await openTestRuntime();
+    const [demo] = await issueMissingApiKeys(rt.runtime.store);
     const logged: unknown[] = [];
     const http = createHttpApp({
       runtime: rt.runtime,
@@ -388,7 +388,7 @@ describe('remote mode', () => {
       await server.close();
       await remote.close();
       await listening.close();
-      rt.close();
+      await rt.close();
     });
     const call = async (name: string, args: Record<string, unknown>) =>
       (await client.callTool({ name, arguments: args })) as CallToolResult;

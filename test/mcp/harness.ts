@@ -51,14 +51,14 @@ export interface McpHarnessOptions {
 }
 
 export async function openMcpHarness(options: McpHarnessOptions = {}): Promise<McpHarness> {
-  const rt = openTestRuntime();
-  if (options.workspace) rt.importWorkspace(options.workspace);
+  const rt = await openTestRuntime();
+  if (options.workspace) await rt.importWorkspace(options.workspace);
   const { apiKey } = options;
   const user = apiKey
-    ? authenticate(rt.runtime.store, apiKey)
-    : resolveLocalUser(rt.runtime.store, undefined);
+    ? await authenticate(rt.runtime.store, apiKey)
+    : await resolveLocalUser(rt.runtime.store, undefined);
   const logged: McpHarness['logged'] = [];
-  const server = createMcpServer(apiKey ? rt.serviceFor(apiKey) : rt.service, {
+  const server = createMcpServer(apiKey ? await rt.serviceFor(apiKey) : rt.service, {
     name: 'social-publisher-mcp',
     version: '0.0.0-test',
     log: (message, error) => logged.push({ message, error }),
@@ -83,7 +83,7 @@ export async function openMcpHarness(options: McpHarnessOptions = {}): Promise<M
     await server.connect(serverTransport);
     await client.connect(clientTransport);
   } catch (error) {
-    rt.close();
+    await rt.close();
     throw error;
   }
   const { tools } = await client.listTools();
@@ -97,7 +97,7 @@ export async function openMcpHarness(options: McpHarnessOptions = {}): Promise<M
     async close() {
       await client.close();
       await server.close();
-      rt.close();
+      await rt.close();
     },
   };
 }

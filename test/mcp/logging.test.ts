@@ -163,7 +163,7 @@ describe('MCP logging of publishing', () => {
   });
 
   it("does not send another user's brand, and stops listening when the session closes", async () => {
-    const ids = h.rt.importWorkspace({
+    const ids = await h.rt.importWorkspace({
       brands: [
         {
           title: 'Harbor Bakery',
@@ -175,7 +175,7 @@ describe('MCP logging of publishing', () => {
       users: [{ name: 'Bo', timezone: 'UTC', apiKey: 'user-b-key-0123456789', brands: ['Harbor Bakery'] }],
     });
     const harbor = ids.brands[0]!;
-    const bo = h.rt.serviceFor('user-b-key-0123456789');
+    const bo = await h.rt.serviceFor('user-b-key-0123456789');
     await h.client.setLoggingLevel('info');
     const bos = await bo.createPost({
       brandId: harbor.id,

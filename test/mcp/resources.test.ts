@@ -54,7 +54,7 @@ describe('resource templates and the resource list', () => {
   });
 
   it("lists each of the user's brands' queue and calendar, and no other user's brand", async () => {
-    h.rt.importWorkspace({
+    await h.rt.importWorkspace({
       brands: [{ title: 'Harbor Bakery', timezone: 'Europe/Paris', channels: [], collections: [] }],
       users: [{ name: 'Bo', timezone: 'UTC', apiKey: 'user-b-key-0123456789', brands: ['Harbor Bakery'] }],
     });
@@ -106,7 +106,7 @@ describe('reading a brand resource', () => {
   });
 
   it("refuses a brand that does not exist, another user's brand and an id that is not digits", async () => {
-    h.rt.importWorkspace({
+    await h.rt.importWorkspace({
       brands: [{ title: 'Harbor Bakery', timezone: 'Europe/Paris', channels: [], collections: [] }],
       users: [{ name: 'Bo', timezone: 'UTC', apiKey: 'user-b-key-0123456789', brands: ['Harbor Bakery'] }],
     });

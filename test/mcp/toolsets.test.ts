@@ -124,8 +124,8 @@ describe('tool selection over stdio', () => {
 
 describe('tool selection on serve', () => {
   it("limits /mcp's tools and leaves the REST API whole", async () => {
-    rt = openTestRuntime();
-    rt.importWorkspace({
+    rt = await openTestRuntime();
+    await rt.importWorkspace({
       users: [{ name: 'Ada', timezone: 'UTC', apiKey: 'ada-key-0123456789', brands: ['Northwind Coffee'] }],
     });
     const http = createHttpApp({

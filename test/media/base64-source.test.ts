@@ -25,8 +25,8 @@ import {
 } from './support.js';
 
 let world: MediaWorld;
-beforeEach(() => {
-  world = openMediaWorld();
+beforeEach(async () => {
+  world = await openMediaWorld();
 });
 afterEach(() => world.close());
 

@@ -28,7 +28,7 @@ let files: MediaFiles;
 let mcp: MediaMcp;
 beforeEach(async () => {
   // Long stall and overall timeouts: only cancellation may end the stalled downloads below.
-  world = openMediaWorld({ stallTimeoutMs: 30_000, timeoutMs: 60_000 });
+  world = await openMediaWorld({ stallTimeoutMs: 30_000, timeoutMs: 60_000 });
   server = await startLoopbackServer();
   files = new MediaFiles();
   mcp = await connectMcp(world);

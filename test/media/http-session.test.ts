@@ -35,10 +35,10 @@ let downloader: UrlDownloader;
 const logged: unknown[] = [];
 
 beforeEach(async () => {
-  world = openMediaWorld();
+  world = await openMediaWorld();
   files = new MediaFiles();
   origin = await startLoopbackServer();
-  world.rt.importWorkspace({
+  await world.rt.importWorkspace({
     brands: [],
     users: [{ name: 'Ada', timezone: 'UTC', apiKey: API_KEY, brands: ['Northwind Coffee'] }],
   });

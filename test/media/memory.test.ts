@@ -42,7 +42,7 @@ let server: LoopbackServer;
 let files: MediaFiles;
 let shade = 0;
 beforeAll(async () => {
-  world = openMediaWorld();
+  world = await openMediaWorld();
   server = await startLoopbackServer();
   files = new MediaFiles();
   // Chunked (no length): the size is only known by reading it. Each download is another file.

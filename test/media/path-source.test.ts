@@ -30,8 +30,8 @@ const LOCAL_PATH_REFUSED =
 
 let world: MediaWorld;
 let files: MediaFiles;
-beforeEach(() => {
-  world = openMediaWorld();
+beforeEach(async () => {
+  world = await openMediaWorld();
   files = new MediaFiles();
 });
 afterEach(async () => {

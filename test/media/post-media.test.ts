@@ -8,8 +8,8 @@ import { BRAND, expectErrors, postRequest } from '../contract/support.js';
 import { type MediaWorld, openMediaWorld } from './support.js';
 
 let world: MediaWorld;
-beforeEach(() => {
-  world = openMediaWorld();
+beforeEach(async () => {
+  world = await openMediaWorld();
 });
 afterEach(() => world.close());
 

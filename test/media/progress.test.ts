@@ -24,7 +24,7 @@ let server: LoopbackServer;
 let files: MediaFiles;
 let mcp: MediaMcp;
 beforeEach(async () => {
-  world = openMediaWorld();
+  world = await openMediaWorld();
   server = await startLoopbackServer();
   files = new MediaFiles();
   mcp = await connectMcp(world);

@@ -50,8 +50,8 @@ let files: MediaFiles;
 let remote: RemotePublishingService;
 let downloader: UrlDownloader;
 beforeEach(async () => {
-  world = openMediaWorld();
-  world.rt.importWorkspace({
+  world = await openMediaWorld();
+  await world.rt.importWorkspace({
     brands: [],
     users: [{ name: 'Ada', timezone: 'UTC', apiKey: API_KEY, brands: ['Northwind Coffee'] }],
   });

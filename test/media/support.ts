@@ -9,10 +9,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { type AddressInfo, createServer as createNetServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { DATABASE_FILE } from '../../src/local-runtime.js';
 import { UrlDownloader, type UrlDownloaderOptions } from '../../src/media/url-download.js';
 import { resolveLocalUser } from '../../src/service/acting-user.js';
 import { LocalPublishingService } from '../../src/service/local-service.js';
+import { DATABASE_FILE } from '../../src/store/open-store.js';
 import { openDatabase } from '../../src/store/sqlite/driver.js';
 import { openTestRuntime, type TestRuntime } from '../support/local.js';
 
@@ -41,9 +41,9 @@ export interface MediaWorld {
   close(): Promise<void>;
 }
 
-export function openMediaWorld(options: UrlDownloaderOptions = {}): MediaWorld {
-  const rt = openTestRuntime();
-  const user = resolveLocalUser(rt.runtime.store, undefined);
+export async function openMediaWorld(options: UrlDownloaderOptions = {}): Promise<MediaWorld> {
+  const rt = await openTestRuntime();
+  const user = await resolveLocalUser(rt.runtime.store, undefined);
   const downloader = new UrlDownloader({ allow: ['127.0.0.1'], ...options });
   const extra: UrlDownloader[] = [];
   const serviceWith: MediaWorld['serviceWith'] = (deps) => {
@@ -95,7 +95,7 @@ export function openMediaWorld(options: UrlDownloaderOptions = {}): MediaWorld {
     },
     async close() {
       await Promise.all([downloader, ...extra].map((d) => d.close().catch(() => undefined)));
-      rt.close();
+      await rt.close();
     },
   };
 }

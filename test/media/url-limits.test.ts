@@ -28,7 +28,7 @@ let world: MediaWorld;
 let server: LoopbackServer;
 const cleanups: Array<() => Promise<void>> = [];
 beforeEach(async () => {
-  world = openMediaWorld({ stallTimeoutMs: 300, timeoutMs: 20_000 });
+  world = await openMediaWorld({ stallTimeoutMs: 300, timeoutMs: 20_000 });
   server = await startLoopbackServer();
 });
 afterEach(async () => {

@@ -31,7 +31,7 @@ const PRIVATE = /private or local network address/;
 let world: MediaWorld;
 let server: LoopbackServer;
 beforeEach(async () => {
-  world = openMediaWorld();
+  world = await openMediaWorld();
   server = await startLoopbackServer();
 });
 afterEach(async () => {

@@ -18,10 +18,10 @@ let mastodon: MastodonServer;
 const env = new Map<string, string>();
 
 beforeEach(async () => {
-  rt = openTestRuntime({ demo: false, now: Date.now() });
+  rt = await openTestRuntime({ demo: false, now: Date.now() });
   mastodon = await startMastodonServer();
   env.clear();
-  rt.importWorkspace({
+  await rt.importWorkspace({
     brands: [
       {
         title: 'Acme',
@@ -47,7 +47,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  rt.close();
+  await rt.close();
   await mastodon.close();
 });
 
@@ -76,17 +76,17 @@ function scheduler() {
   return new Scheduler({ store: rt.runtime.store, clock: rt.clock, publisher: fallback, connectors });
 }
 
-const ids = () => {
+const ids = async () => {
   const { store } = rt.runtime;
-  const brandId = store.findBrandIdByTitle('Acme')!;
-  const collection = store.listCollections(brandId, { limit: 10, offset: 0 })[0]!;
+  const brandId = (await store.findBrandIdByTitle('Acme'))!;
+  const collection = (await store.listCollections(brandId, { limit: 10, offset: 0 }))[0]!;
   const channelId = collection.channels.find((c) => c.type === 'Mastodon')!.id;
   return { brandId, collectionId: collection.id, channelId };
 };
 
 async function publish(caption: string) {
-  const { brandId, collectionId } = ids();
-  const user = rt.runtime.store.onlyUser()!;
+  const { brandId, collectionId } = await ids();
+  const user = (await rt.runtime.store.onlyUser())!;
   const { LocalPublishingService } = await import('../../src/service/local-service.js');
   const service = new LocalPublishingService(rt.runtime, user);
   const created = await service.createPost({ brandId, collectionId, publishMode: 'IMMEDIATE', caption });
@@ -104,7 +104,9 @@ it('sends a connected channel to its platform with the secret from the named var
   expect(toMastodon.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/@publisher\/\d+$/);
   const toThreads = post.deliveries.find((d) => d.channelType === 'Threads')!;
   expect(toThreads.externalId).toBe(`sandbox-${toThreads.id}`);
-  expect(rt.runtime.store.connections.activity(ids().channelId).lastPublishedAtMs).not.toBeNull();
+  expect(
+    (await rt.runtime.store.connections.activity((await ids()).channelId)).lastPublishedAtMs,
+  ).not.toBeNull();
 });
 
 it('fails the delivery and turns the channel INACTIVE when the variable is not set, naming it', async () => {
@@ -113,9 +115,10 @@ it('fails the delivery and turns the channel INACTIVE when the variable is not s
   expect(toMastodon.status).toBe('failed');
   expect(toMastodon.reason).toContain('ACME_MASTODON, which is not set');
   expect(mastodon.statuses).toEqual([]);
-  const channel = rt.runtime.store.findChannel(ids().brandId, ids().channelId)!;
+  const { brandId, channelId } = await ids();
+  const channel = (await rt.runtime.store.findChannel(brandId, channelId))!;
   expect(channel.status).toBe('INACTIVE');
-  expect(rt.runtime.store.connections.activity(channel.id).statusReason).toContain('ACME_MASTODON');
+  expect((await rt.runtime.store.connections.activity(channel.id)).statusReason).toContain('ACME_MASTODON');
   expect(post.status).toBe('partially_published');
 });
 
@@ -149,9 +152,10 @@ it('waits for the time a rate limit names, then sends once', async () => {
 it('knows which connectors deduplicate without opening them, as each connector says', async () => {
   env.set('ACME_MASTODON', mastodon.token);
   const { connectors } = channelConnectors();
-  const opened = await connectors.forChannel(ids().channelId);
+  const { channelId } = await ids();
+  const opened = await connectors.forChannel(channelId);
   expect(opened.name).toBe('mastodon');
-  expect(connectors.idempotent(ids().channelId)).toBe(opened.idempotent);
+  expect(await connectors.idempotent(channelId)).toBe(opened.idempotent);
   expect(IDEMPOTENT_PLATFORMS.mastodon).toBe(true);
   const { openTelegram } = await import('../../src/publish/telegram-connector.js');
   const telegram = openTelegram(

@@ -14,15 +14,15 @@ import { openTestRuntime, type TestRuntime } from '../support/local.js';
 const CONVERSATION = 3; // 6 channels
 
 let rt: TestRuntime;
-const opened: Array<{ close(): void }> = [];
-afterEach(() => {
-  for (const runtime of opened.splice(0)) runtime.close();
-  rt.close();
+const opened: Array<{ close(): Promise<void> }> = [];
+afterEach(async () => {
+  for (const runtime of opened.splice(0)) await runtime.close();
+  await rt.close();
 });
 
 /** A second connection to the same store, with its own scheduler: another process, in all but name. */
-function secondProcess(publisher: Publisher, options: { leaseMs: number; clock?: { now(): number } }) {
-  const runtime = openLocalRuntime(
+async function secondProcess(publisher: Publisher, options: { leaseMs: number; clock?: { now(): number } }) {
+  const runtime = await openLocalRuntime(
     { dataDir: rt.dataDir, demo: false },
     { clock: options.clock ?? rt.clock },
   );
@@ -45,11 +45,11 @@ const settledEvents = (events: PublishingEvent[]) =>
   events.filter((event) => /^post \d+: (published|partially published|failed)$/.test(event.message));
 
 it('keeps a claim its owner is still sending: the lease is renewed while the send lasts', async () => {
-  rt = openTestRuntime({ now: Date.now() });
+  rt = await openTestRuntime({ now: Date.now() });
   const clock = { now: () => Date.now() };
   const platform = new HeldPlatform();
-  const first = secondProcess(platform, { leaseMs: 300, clock });
-  const second = secondProcess(platform, { leaseMs: 300, clock });
+  const first = await secondProcess(platform, { leaseMs: 300, clock });
+  const second = await secondProcess(platform, { leaseMs: 300, clock });
   const created = await rt.service.createPost({
     brandId: 1,
     collectionId: CONVERSATION,
@@ -77,30 +77,30 @@ it('keeps a claim its owner is still sending: the lease is renewed while the sen
 });
 
 it('takes over an expired claim once, and its stalled owner then records and announces nothing', async () => {
-  rt = openTestRuntime();
+  rt = await openTestRuntime();
   const platform = new HeldPlatform();
-  const stalled = secondProcess(platform, { leaseMs: 30_000 });
-  const other = secondProcess(platform, { leaseMs: 30_000 });
+  const stalled = await secondProcess(platform, { leaseMs: 30_000 });
+  const other = await secondProcess(platform, { leaseMs: 30_000 });
   const created = await rt.service.createPost({
     brandId: 1,
     collectionId: CONVERSATION,
     publishMode: 'IMMEDIATE',
     caption: 'Stalled',
   });
-  platform.hold();
+  const stalledSend = platform.hold();
   const stalledTick = stalled.scheduler.runOnce();
-  await platform.sendStarted;
+  await stalledSend.started;
   // The owner stalls (a suspended laptop, a blocked event loop) past its lease: on the fake clock no
   // renewal can make up for it.
   rt.clock.advance(30_001);
-  platform.open();
   // The other process takes the expired claim over and is mid-send of it when the stalled owner comes
   // back with its own outcome: that outcome must not be recorded over the new owner's claim.
-  platform.hold();
+  const otherSend = platform.hold();
   const otherTick = other.scheduler.runOnce();
-  await platform.sendStarted;
+  await otherSend.started;
+  stalledSend.open();
   await stalledTick;
-  platform.open();
+  otherSend.open();
   await otherTick;
   for (let i = 0; i < 3; i++) await other.scheduler.runOnce();
 

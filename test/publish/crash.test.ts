@@ -9,9 +9,10 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { formatLocalTime } from '../../src/domain/time.js';
-import { DATABASE_FILE, openLocalRuntime } from '../../src/local-runtime.js';
+import { openLocalRuntime } from '../../src/local-runtime.js';
 import { resolveLocalUser } from '../../src/service/acting-user.js';
 import { LocalPublishingService } from '../../src/service/local-service.js';
+import { DATABASE_FILE } from '../../src/store/open-store.js';
 import { openDatabase } from '../../src/store/sqlite/driver.js';
 import { makeTempDir } from '../support/local.js';
 
@@ -53,8 +54,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 it('makes every due delivery exactly once while the server is killed and restarted', async () => {
   expect(existsSync(MAIN), 'dist/main.js is missing: run npm run build first').toBe(true);
   const dataDir = makeTempDir('spm-crash-');
-  const runtime = openLocalRuntime({ dataDir, demo: true });
-  const service = new LocalPublishingService(runtime, resolveLocalUser(runtime.store, undefined));
+  const runtime = await openLocalRuntime({ dataDir, demo: true });
+  const service = new LocalPublishingService(runtime, await resolveLocalUser(runtime.store, undefined));
   for (let i = 0; i < IMMEDIATE_POSTS; i++) {
     await service.createPost({ brandId: 1, collectionId: 1, publishMode: 'IMMEDIATE', caption: `Now ${i}` });
   }
@@ -69,7 +70,7 @@ it('makes every due delivery exactly once while the server is killed and restart
       caption: `Later ${i}`,
     });
   }
-  runtime.close();
+  await runtime.close();
 
   const db = openDatabase(join(dataDir, DATABASE_FILE));
   const count = (sql: string) => Number((db.prepare(sql).get() as { n: number | bigint }).n);

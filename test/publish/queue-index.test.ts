@@ -22,7 +22,7 @@ let scheduler: Scheduler | undefined;
 afterEach(async () => {
   await scheduler?.stop();
   scheduler = undefined;
-  rt.close();
+  await rt.close();
 });
 
 interface Plan {
@@ -33,7 +33,7 @@ interface Plan {
 
 /** Observes the statements the store runs from now on; `plans()` explains each distinct one touching posts or deliveries. */
 function observeStore() {
-  const { sql } = rt.runtime.store;
+  const { sql } = rt;
   const seen = new Map<string, SqlValue[]>();
   sql.observe((text, params) => {
     if (!seen.has(text)) seen.set(text, [...params]);
@@ -55,7 +55,7 @@ function observeStore() {
 
 /** Partial indexes: a scan of one reads only the rows its condition admits (open work), not the history. */
 function partialIndexes(table: string): Set<string> {
-  const rows = rt.runtime.store.sql.all(`PRAGMA index_list(${table})`);
+  const rows = rt.sql.all(`PRAGMA index_list(${table})`);
   return new Set(rows.filter((row) => Number(row.partial) === 1).map((row) => String(row.name)));
 }
 
@@ -75,18 +75,18 @@ function scans(plans: Plan[]): Array<{ sql: string; line: string }> {
 const readsThrough = (plans: Plan[], pattern: RegExp) =>
   plans.some(({ lines }) => lines.some((line) => pattern.test(line)));
 
-it('tells a scan from an index read (the check itself)', () => {
-  rt = openTestRuntime();
+it('tells a scan from an index read (the check itself)', async () => {
+  rt = await openTestRuntime();
   const observer = observeStore();
-  rt.runtime.store.sql.all('SELECT id FROM posts WHERE payload = ?', 'x');
-  rt.runtime.store.sql.all('SELECT id FROM posts WHERE brand_id = ? ORDER BY id', 1);
-  rt.runtime.store.sql.all("SELECT id FROM deliveries WHERE status = 'sent'");
+  rt.sql.all('SELECT id FROM posts WHERE payload = ?', 'x');
+  rt.sql.all('SELECT id FROM posts WHERE brand_id = ? ORDER BY id', 1);
+  rt.sql.all("SELECT id FROM deliveries WHERE status = 'sent'");
   expect(scans(observer.plans()).map(({ line }) => line)).toEqual(['SCAN posts', 'SCAN deliveries']);
 });
 
 describe('statements the store runs', () => {
   it('creating QUEUE posts: the free slot is found through the planned-times index; no post is scanned', async () => {
-    rt = openTestRuntime();
+    rt = await openTestRuntime();
     const observer = observeStore();
     for (let i = 0; i < 5; i++) {
       await rt.service.createPost({
@@ -96,7 +96,7 @@ describe('statements the store runs', () => {
         caption: `Queued ${i}`,
       });
     }
-    rt.runtime.store.posts.plannedTimesFrom(NORTHWIND, TEST_NOW, 256);
+    await rt.runtime.store.posts.plannedTimesFrom(NORTHWIND, TEST_NOW, 256);
     const plans = observer.plans();
     expect(
       readsThrough(
@@ -108,7 +108,7 @@ describe('statements the store runs', () => {
   });
 
   it("the scheduler's ticks: due posts, claims, sends and comments read through indexes; nothing is scanned", async () => {
-    rt = openTestRuntime();
+    rt = await openTestRuntime();
     const { store } = rt.runtime;
     scheduler = new Scheduler({
       store,
@@ -131,10 +131,10 @@ describe('statements the store runs', () => {
       caption: 'Queued',
     });
     const observer = observeStore();
-    store.posts.due(TEST_NOW, 200);
-    store.posts.nextDueAtMs();
-    store.deliveries.hasPending(TEST_NOW);
-    store.deliveries.nextCommentDueAtMs();
+    await store.posts.due(TEST_NOW, 200);
+    await store.posts.nextDueAtMs();
+    await store.deliveries.hasPending(TEST_NOW);
+    await store.deliveries.nextCommentDueAtMs();
     rt.clock.set(TEST_NOW + MINUTE);
     expect(await scheduler.runOnce()).toMatchObject({ started: 1 });
     rt.clock.set(TEST_NOW + 4 * MINUTE);

@@ -23,10 +23,7 @@ let rt: TestRuntime;
 let scheduler: Scheduler;
 
 function outbox(kind: 'delivery' | 'comment' = 'delivery') {
-  const db = rt.runtime.store as unknown as {
-    sql: { all(sql: string, ...p: unknown[]): Record<string, unknown>[] };
-  };
-  return db.sql.all(
+  return rt.sql.all(
     'SELECT delivery_id, platform, body, sends FROM sandbox_outbox WHERE kind = ? ORDER BY id',
     kind,
   );
@@ -50,8 +47,8 @@ async function create(args: Record<string, unknown>): Promise<number> {
 
 const post = (id: number) => rt.service.getPost({ brandId: 1, postId: id });
 
-beforeEach(() => {
-  rt = openTestRuntime();
+beforeEach(async () => {
+  rt = await openTestRuntime();
   scheduler = new Scheduler({
     store: rt.runtime.store,
     clock: rt.clock,
@@ -61,7 +58,7 @@ beforeEach(() => {
 
 afterEach(async () => {
   await scheduler.stop();
-  rt.close();
+  await rt.close();
 });
 
 describe('scheduler', () => {
@@ -178,7 +175,11 @@ describe('scheduler', () => {
     const id = await create({ publishMode: 'IMMEDIATE' });
     const leaseUntilMs = rt.clock.now() + 30_000;
     // Another process claimed five deliveries and sent the first before it died: they stay `sending`.
-    const claimed = rt.runtime.store.deliveries.claimPending(5, otherProcess(leaseUntilMs), rt.clock.now());
+    const claimed = await rt.runtime.store.deliveries.claimPending(
+      5,
+      otherProcess(leaseUntilMs),
+      rt.clock.now(),
+    );
     await new SandboxPublisher(rt.runtime.store.sandbox, rt.clock).deliver({
       deliveryId: claimed[0]!.id,
       postId: claimed[0]!.postId,
@@ -212,7 +213,7 @@ describe('scheduler', () => {
     await scheduler.runOnce();
     rt.clock.advance(60_000);
     const leaseUntilMs = rt.clock.now() + 30_000;
-    const claimed = rt.runtime.store.deliveries.claimDueComments(
+    const claimed = await rt.runtime.store.deliveries.claimDueComments(
       3,
       otherProcess(leaseUntilMs),
       rt.clock.now(),
@@ -352,7 +353,7 @@ describe('scheduler with the webhook publisher', () => {
     failFor = 'Telegram';
     const id = await create({ publishMode: 'IMMEDIATE' });
     // Another process claimed three deliveries and died: they fail, with their reason, once the lease ends.
-    rt.runtime.store.deliveries.claimPending(3, otherProcess(rt.clock.now() + MINUTE), rt.clock.now());
+    await rt.runtime.store.deliveries.claimPending(3, otherProcess(rt.clock.now() + MINUTE), rt.clock.now());
     await scheduler.runOnce();
     rt.clock.advance(MINUTE + 1);
     await scheduler.runOnce();
@@ -392,7 +393,7 @@ describe('scheduler with the webhook publisher', () => {
     await scheduler.runOnce();
     rt.clock.advance(60_000);
     const leaseUntilMs = rt.clock.now() + MINUTE;
-    const inDoubt = rt.runtime.store.deliveries.claimDueComments(
+    const inDoubt = await rt.runtime.store.deliveries.claimDueComments(
       2,
       otherProcess(leaseUntilMs),
       rt.clock.now(),
@@ -414,7 +415,11 @@ describe('scheduler with the webhook publisher', () => {
   it('marks failed, never resends, a webhook delivery left in doubt once its lease is over', async () => {
     scheduler = webhookScheduler();
     const id = await create({ publishMode: 'IMMEDIATE' });
-    rt.runtime.store.deliveries.claimPending(3, otherProcess(rt.clock.now() + 5 * MINUTE), rt.clock.now());
+    await rt.runtime.store.deliveries.claimPending(
+      3,
+      otherProcess(rt.clock.now() + 5 * MINUTE),
+      rt.clock.now(),
+    );
     await scheduler.runOnce();
     expect(received).toHaveLength(8); // the 3 in doubt are neither sent nor settled yet
     expect((await post(id)).status).toBe('publishing');
@@ -444,7 +449,7 @@ async function statusWhenSettled(service: LocalPublishingService, postId: number
 
 describe('scheduler loop', () => {
   it('publishes a post scheduled a moment ahead on time, not at its next long sleep', async () => {
-    const realTime = openTestRuntime({ now: Date.now() });
+    const realTime = await openTestRuntime({ now: Date.now() });
     const clock = { now: () => Date.now() };
     const loop = new Scheduler({
       store: realTime.runtime.store,
@@ -458,7 +463,7 @@ describe('scheduler loop', () => {
       // The service tells the loop about every post it plans, as the running servers wire it.
       const service = new LocalPublishingService(
         { ...realTime.runtime, onPlanChanged: () => loop.wake() },
-        resolveLocalUser(realTime.runtime.store, undefined),
+        await resolveLocalUser(realTime.runtime.store, undefined),
       );
       const due = Math.ceil((Date.now() + 1500) / 1000) * 1000;
       const created = await service.createPost({
@@ -478,19 +483,19 @@ describe('scheduler loop', () => {
       expect(Date.parse(post.publishedAt!) - due).toBeLessThan(2000);
     } finally {
       await loop.stop();
-      realTime.close();
+      await realTime.close();
     }
   });
 
   it('keeps running when the store cannot be read while it plans its next tick', async () => {
-    const realTime = openTestRuntime({ now: Date.now() });
+    const realTime = await openTestRuntime({ now: Date.now() });
     const { store } = realTime.runtime;
     let failing = true;
     // The real store, whose next-due read fails as a busy or closing database would.
     const posts = new Proxy(store.posts, {
       get(target, key, receiver) {
         if (key === 'nextDueAtMs' && failing) {
-          return () => {
+          return async () => {
             throw new Error('database is locked');
           };
         }
@@ -524,12 +529,12 @@ describe('scheduler loop', () => {
       expect(await statusWhenSettled(realTime.service, created.id, 'published')).toBe('published');
     } finally {
       await loop.stop();
-      realTime.close();
+      await realTime.close();
     }
   });
 
   it('starts and stops idempotently and publishes an IMMEDIATE post when woken', async () => {
-    const realTime = openTestRuntime({ now: Date.now() });
+    const realTime = await openTestRuntime({ now: Date.now() });
     const loop = new Scheduler({
       store: realTime.runtime.store,
       clock: { now: () => Date.now() },
@@ -552,7 +557,7 @@ describe('scheduler loop', () => {
       await loop.stop();
     } finally {
       await loop.stop();
-      realTime.close();
+      await realTime.close();
     }
   });
 
@@ -561,7 +566,7 @@ describe('scheduler loop', () => {
    * Conversation channels is held mid-send.
    */
   async function loopHeldMidSend(caption: string) {
-    const realTime = openTestRuntime({ now: Date.now() });
+    const realTime = await openTestRuntime({ now: Date.now() });
     const platform = new HeldPlatform();
     const loop = new Scheduler({
       store: realTime.runtime.store,
@@ -596,7 +601,7 @@ describe('scheduler loop', () => {
       expect([...platform.sends.values()]).toEqual(Array(6).fill(1));
     } finally {
       await loop.stop();
-      realTime.close();
+      await realTime.close();
     }
   });
 
@@ -623,12 +628,12 @@ describe('scheduler loop', () => {
       expect([...platform.sends.values()]).toEqual([1]);
     } finally {
       await loop.stop();
-      realTime.close();
+      await realTime.close();
     }
   });
 
   it("takes over a stopped process's claim when its lease ends, not at its next long sleep", async () => {
-    const realTime = openTestRuntime({ now: Date.now() });
+    const realTime = await openTestRuntime({ now: Date.now() });
     const clock = { now: () => Date.now() };
     const loop = new Scheduler({
       store: realTime.runtime.store,
@@ -645,7 +650,7 @@ describe('scheduler loop', () => {
       });
       // A process claimed one delivery and died; its lease ends 500 ms from now.
       const leaseEnd = Date.now() + 500;
-      realTime.runtime.store.deliveries.claimPending(1, otherProcess(leaseEnd), Date.now());
+      await realTime.runtime.store.deliveries.claimPending(1, otherProcess(leaseEnd), Date.now());
       loop.start();
       expect(await statusWhenSettled(realTime.service, created.id, 'published')).toBe('published');
       const post = await realTime.service.getPost({ brandId: 1, postId: created.id });
@@ -654,7 +659,7 @@ describe('scheduler loop', () => {
       expect(post.deliveries.map((d) => d.attempts).sort()).toEqual([1, 1, 1, 1, 1, 2]);
     } finally {
       await loop.stop();
-      realTime.close();
+      await realTime.close();
     }
   });
 });

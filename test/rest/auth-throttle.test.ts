@@ -8,8 +8,8 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { KEY_A, KEY_B, openRestWorld, type RestWorld, UNAUTHENTICATED } from './support.js';
 
 let world: RestWorld;
-beforeEach(() => {
-  world = openRestWorld({ authThrottle: {} }); // the defaults
+beforeEach(async () => {
+  world = await openRestWorld({ authThrottle: {} }); // the defaults
 });
 afterEach(async () => {
   expect(world.logged).toEqual([]);

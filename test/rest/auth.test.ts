@@ -15,7 +15,7 @@ import {
 let world: RestWorld;
 let draftId: number;
 beforeEach(async () => {
-  world = openRestWorld();
+  world = await openRestWorld();
   const created = await readJson(
     await world.request('POST', '/v1/brands/1/collections/1/posts', {
       json: { publishMode: 'DRAFT', caption: 'A draft that must survive' },

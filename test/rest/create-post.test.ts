@@ -11,8 +11,8 @@ import {
 } from './support.js';
 
 let world: RestWorld;
-beforeEach(() => {
-  world = openRestWorld();
+beforeEach(async () => {
+  world = await openRestWorld();
 });
 afterEach(async () => {
   expect(world.logged).toEqual([]);
@@ -312,7 +312,7 @@ describe('Idempotency-Key and dryRun', () => {
 
 describe('body size', () => {
   it('refuses a JSON body over 1 MB with 413 and the error body, before validating it', async () => {
-    const world = openRestWorld();
+    const world = await openRestWorld();
     try {
       const response = await world.request('POST', '/v1/brands/1/collections/1/posts', {
         json: { publishMode: 'DRAFT', caption: 'x'.repeat(1024 * 1024) },

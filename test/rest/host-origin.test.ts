@@ -8,8 +8,8 @@ import { createHttpApp, type RunningServer } from '../../src/http/serve.js';
 import { KEY_A, listenOnLoopback, openRestWorld, type RestWorld, readJson } from './support.js';
 
 let world: RestWorld;
-beforeEach(() => {
-  world = openRestWorld();
+beforeEach(async () => {
+  world = await openRestWorld();
 });
 afterEach(async () => {
   expect(world.logged).toEqual([]);

@@ -22,7 +22,7 @@ import {
 let world: RestWorld;
 let aPost: number;
 beforeEach(async () => {
-  world = openRestWorld();
+  world = await openRestWorld();
   const created = await readJson(
     await world.request('POST', '/v1/brands/1/collections/2/posts', {
       json: { publishMode: 'SCHEDULE', caption: "A's scheduled post", scheduledAt: '2026-11-24 09:00:00' },

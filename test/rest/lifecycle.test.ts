@@ -14,8 +14,8 @@ import {
 } from './support.js';
 
 let world: RestWorld;
-beforeEach(() => {
-  world = openRestWorld();
+beforeEach(async () => {
+  world = await openRestWorld();
 });
 afterEach(async () => {
   expect(world.logged).toEqual([]);

@@ -14,8 +14,8 @@ import {
 } from './support.js';
 
 let world: RestWorld;
-beforeEach(() => {
-  world = openRestWorld();
+beforeEach(async () => {
+  world = await openRestWorld();
 });
 afterEach(async () => {
   expect(world.logged).toEqual([]);
@@ -200,7 +200,7 @@ describe('422', () => {
 
 describe('parts without a name', () => {
   it('ignores them and answers that the media field is required, without crashing', async () => {
-    const world = openRestWorld();
+    const world = await openRestWorld();
     try {
       const boundary = 'noNameBoundary';
       const body = Buffer.concat([
@@ -235,7 +235,7 @@ describe('a body that ends inside a file part', () => {
   it.each(['other', 'media'])(
     'answers 422 for a truncated %s file part, and nothing is thrown at the process',
     async (field) => {
-      const world = openRestWorld();
+      const world = await openRestWorld();
       try {
         const boundary = 'cutShortBoundary';
         // No closing boundary: busboy ends the form with "Unexpected end of form" and destroys the open
@@ -267,7 +267,7 @@ describe('a body that ends inside a file part', () => {
 
 describe('a part busboy cannot parse before a good file', () => {
   it('answers 422 and stages nothing, though busboy hands the next file over after its error', async () => {
-    const world = openRestWorld();
+    const world = await openRestWorld();
     try {
       // Found by the REST fuzz: a NUL in the first part's file name makes busboy fail the form, and it
       // still emits the second part as a file afterwards.

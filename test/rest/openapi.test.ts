@@ -5,7 +5,7 @@ import { type Json, openRestWorld, type RestWorld, readJson } from './support.js
 let world: RestWorld;
 let doc: Json;
 beforeEach(async () => {
-  world = openRestWorld();
+  world = await openRestWorld();
   const { status, body } = await readJson(await world.request('GET', '/v1/openapi.json'));
   expect(status).toBe(200);
   doc = body;

@@ -18,7 +18,7 @@ import {
 let world: RestWorld;
 let server: RunningServer;
 beforeEach(async () => {
-  world = openRestWorld();
+  world = await openRestWorld();
   server = await listenOnLoopback(world);
 });
 afterEach(async () => {

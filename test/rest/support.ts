@@ -49,9 +49,11 @@ export interface RestWorld {
  */
 const UNTHROTTLED: AuthThrottleOptions = { maxFailures: 1_000_000 };
 
-export function openRestWorld(options: { authThrottle?: AuthThrottleOptions } = {}): RestWorld {
-  const rt = openTestRuntime();
-  const ids = rt.importWorkspace({
+export async function openRestWorld(
+  options: { authThrottle?: AuthThrottleOptions } = {},
+): Promise<RestWorld> {
+  const rt = await openTestRuntime();
+  const ids = await rt.importWorkspace({
     brands: [
       {
         title: B_BRAND_TITLE,
@@ -105,7 +107,7 @@ export function openRestWorld(options: { authThrottle?: AuthThrottleOptions } = 
     stagingEntries: () => readdirSync(join(rt.dataDir, 'media', 'staging')),
     async close() {
       await http.sessions.closeAll();
-      rt.close();
+      await rt.close();
     },
   };
 }

@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { afterEach, expect, it } from 'vitest';
-import { DATABASE_FILE } from '../../src/local-runtime.js';
 import { hashApiKey } from '../../src/service/acting-user.js';
+import { DATABASE_FILE } from '../../src/store/open-store.js';
 import { openDatabase } from '../../src/store/sqlite/driver.js';
 import { makeTempDir } from '../support/local.js';
 
@@ -29,9 +29,9 @@ const { parentPort, workerData } = require('node:worker_threads');
   parentPort.postMessage('ready');
   Atomics.wait(new Int32Array(workerData.barrier), 0, 0);
   try {
-    const runtime = openLocalRuntime({ dataDir: workerData.dataDir, demo: true });
-    const keys = issueMissingApiKeys(runtime.store).map((issued) => issued.apiKey);
-    runtime.close();
+    const runtime = await openLocalRuntime({ dataDir: workerData.dataDir, demo: true });
+    const keys = (await issueMissingApiKeys(runtime.store)).map((issued) => issued.apiKey);
+    await runtime.close();
     parentPort.postMessage({ keys });
   } catch (error) {
     parentPort.postMessage({ error: String(error && error.message) });

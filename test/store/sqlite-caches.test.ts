@@ -6,7 +6,8 @@
  */
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DATABASE_FILE } from '../../src/local-runtime.js';
+import type { Store } from '../../src/ports.js';
+import { DATABASE_FILE } from '../../src/store/open-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { openTestRuntime, TEST_NOW, type TestRuntime } from '../support/local.js';
 
@@ -15,9 +16,9 @@ const EVERYWHERE = 1;
 
 let rt: TestRuntime;
 const others: SqliteStore[] = [];
-afterEach(() => {
-  for (const store of others.splice(0)) store.close();
-  rt.close();
+afterEach(async () => {
+  for (const store of others.splice(0)) await store.close();
+  await rt.close();
 });
 
 /** A second connection to the same database file, as another process (an import) would have. */
@@ -27,88 +28,92 @@ function otherConnection(): SqliteStore {
   return store;
 }
 
-function brandUpsert(store: SqliteStore, brandId: number, timezone: string) {
-  const brand = store.findBrandOfUser(rt.service.user.id, brandId)!;
+async function brandUpsert(store: Store, brandId: number, timezone: string) {
+  const brand = (await store.findBrandOfUser(rt.service.user.id, brandId))!;
   return { title: brand.title, description: brand.description, timezone, queueTimes: brand.queueTimes };
 }
 
 describe('workspace answers', () => {
-  it("see this store's own upserts", () => {
-    rt = openTestRuntime();
+  it("see this store's own upserts", async () => {
+    rt = await openTestRuntime();
     const { store } = rt.runtime;
     const userId = rt.service.user.id;
-    expect(store.findBrandOfUser(userId, NORTHWIND)!.timezone).toBe('America/New_York');
-    const count = store.countBrandsOfUser(userId);
-    store.upsertBrand(brandUpsert(store, NORTHWIND, 'Europe/Paris'), TEST_NOW);
-    expect(store.findBrandOfUser(userId, NORTHWIND)!.timezone).toBe('Europe/Paris');
-    expect(store.listBrandsOfUser(userId, { limit: 10, offset: 0 })[0]!.timezone).toBe('Europe/Paris');
+    expect((await store.findBrandOfUser(userId, NORTHWIND))!.timezone).toBe('America/New_York');
+    const count = await store.countBrandsOfUser(userId);
+    await store.upsertBrand(await brandUpsert(store, NORTHWIND, 'Europe/Paris'), TEST_NOW);
+    expect((await store.findBrandOfUser(userId, NORTHWIND))!.timezone).toBe('Europe/Paris');
+    expect((await store.listBrandsOfUser(userId, { limit: 10, offset: 0 }))[0]!.timezone).toBe(
+      'Europe/Paris',
+    );
 
-    const newBrand = store.upsertBrand(
+    const newBrand = await store.upsertBrand(
       { title: 'Fresh brand', description: null, timezone: 'UTC', queueTimes: ['10:00'] },
       TEST_NOW,
     );
-    const user = store.getUser(userId)!;
+    const user = (await store.getUser(userId))!;
+    const withoutKey = (await store.usersWithoutKey()).some((u) => u.id === userId);
+    const brands = await store.listBrandsOfUser(userId, { limit: 100, offset: 0 });
     // Upserted by its natural key (no API key: its name), with another timezone and one brand more.
-    const sameUser = store.upsertUser(
+    const sameUser = await store.upsertUser(
       {
         name: user.name,
         timezone: 'Pacific/Auckland',
-        apiKeyHash: store.usersWithoutKey().some((u) => u.id === userId) ? null : 'unused',
-        brandIds: [...store.listBrandsOfUser(userId, { limit: 100, offset: 0 }).map((b) => b.id), newBrand],
+        apiKeyHash: withoutKey ? null : 'unused',
+        brandIds: [...brands.map((b) => b.id), newBrand],
       },
       TEST_NOW,
     );
     expect(sameUser).toBe(userId);
-    expect(store.getUser(userId)!.timezone).toBe('Pacific/Auckland');
-    expect(store.countBrandsOfUser(userId)).toBe(count + 1);
-    expect(store.findBrandOfUser(userId, newBrand)?.title).toBe('Fresh brand');
+    expect((await store.getUser(userId))!.timezone).toBe('Pacific/Auckland');
+    expect(await store.countBrandsOfUser(userId)).toBe(count + 1);
+    expect((await store.findBrandOfUser(userId, newBrand))?.title).toBe('Fresh brand');
   });
 
   it("see another connection's commits", async () => {
-    rt = openTestRuntime();
+    rt = await openTestRuntime();
     const { store } = rt.runtime;
     const userId = rt.service.user.id;
-    const collection = store.findCollection(NORTHWIND, EVERYWHERE)!;
-    expect(store.findBrandOfUser(userId, NORTHWIND)!.timezone).toBe('America/New_York');
+    const collection = (await store.findCollection(NORTHWIND, EVERYWHERE))!;
+    expect((await store.findBrandOfUser(userId, NORTHWIND))!.timezone).toBe('America/New_York');
     expect((await rt.service.listBrands()).data[0]!.timezone).toBe('America/New_York');
 
     const other = otherConnection();
-    other.upsertBrand(brandUpsert(other, NORTHWIND, 'Asia/Tokyo'), TEST_NOW);
+    await other.upsertBrand(await brandUpsert(other, NORTHWIND, 'Asia/Tokyo'), TEST_NOW);
     const kept = collection.channels.slice(0, 2).map((channel) => channel.id);
-    other.upsertCollection(
+    await other.upsertCollection(
       NORTHWIND,
       { title: collection.title, description: 'Two left', channelIds: kept },
       TEST_NOW,
     );
 
-    expect(store.findBrandOfUser(userId, NORTHWIND)!.timezone).toBe('Asia/Tokyo');
+    expect((await store.findBrandOfUser(userId, NORTHWIND))!.timezone).toBe('Asia/Tokyo');
     expect((await rt.service.listBrands()).data[0]!.timezone).toBe('Asia/Tokyo');
-    const changed = store.findCollection(NORTHWIND, EVERYWHERE)!;
+    const changed = (await store.findCollection(NORTHWIND, EVERYWHERE))!;
     expect(changed.description).toBe('Two left');
     expect(changed.channels.map((channel) => channel.id)).toEqual(kept);
   });
 
-  it('forget what a rolled-back transaction read or wrote', () => {
-    rt = openTestRuntime();
+  it('forget what a rolled-back transaction read or wrote', async () => {
+    rt = await openTestRuntime();
     const { store } = rt.runtime;
     const userId = rt.service.user.id;
-    expect(() =>
-      store.transaction(() => {
-        store.upsertBrand(brandUpsert(store, NORTHWIND, 'Europe/Paris'), TEST_NOW);
+    await expect(
+      store.transaction(async (tx) => {
+        await tx.upsertBrand(await brandUpsert(tx, NORTHWIND, 'Europe/Paris'), TEST_NOW);
         // Read (and kept) inside the transaction: uncommitted.
-        expect(store.findBrandOfUser(userId, NORTHWIND)!.timezone).toBe('Europe/Paris');
+        expect((await tx.findBrandOfUser(userId, NORTHWIND))!.timezone).toBe('Europe/Paris');
         throw new Error('rolled back');
       }),
-    ).toThrow('rolled back');
-    expect(store.findBrandOfUser(userId, NORTHWIND)!.timezone).toBe('America/New_York');
+    ).rejects.toThrow('rolled back');
+    expect((await store.findBrandOfUser(userId, NORTHWIND))!.timezone).toBe('America/New_York');
   });
 
-  it('cannot be changed by a caller', () => {
-    rt = openTestRuntime();
+  it('cannot be changed by a caller', async () => {
+    rt = await openTestRuntime();
     const { store } = rt.runtime;
     const userId = rt.service.user.id;
-    const brand = store.findBrandOfUser(userId, NORTHWIND)!;
-    const collection = store.findCollection(NORTHWIND, EVERYWHERE)!;
+    const brand = (await store.findBrandOfUser(userId, NORTHWIND))!;
+    const collection = (await store.findCollection(NORTHWIND, EVERYWHERE))!;
     expect(() => {
       brand.timezone = 'UTC';
     }).toThrow(TypeError);
@@ -117,8 +122,8 @@ describe('workspace answers', () => {
     expect(() => {
       collection.channels[0]!.name = 'changed';
     }).toThrow(TypeError);
-    expect(store.findBrandOfUser(userId, NORTHWIND)!.timezone).toBe('America/New_York');
-    expect(store.findCollection(NORTHWIND, EVERYWHERE)!.channels).toHaveLength(12);
+    expect((await store.findBrandOfUser(userId, NORTHWIND))!.timezone).toBe('America/New_York');
+    expect((await store.findCollection(NORTHWIND, EVERYWHERE))!.channels).toHaveLength(12);
   });
 });
 
@@ -137,7 +142,7 @@ describe('the run of taken queue slots', () => {
   };
 
   it('gives back a slot freed by deleting, cancelling or rescheduling a queued post', async () => {
-    rt = openTestRuntime();
+    rt = await openTestRuntime();
     const posts: Array<{ id: number; dueAt: string }> = [];
     for (let i = 0; i < 6; i++) posts.push(await queuePost(`Queued ${i}`));
     await rt.service.deletePost({ brandId: NORTHWIND, postId: posts[1]!.id });
@@ -155,19 +160,19 @@ describe('the run of taken queue slots', () => {
   });
 
   it("gives back a slot another connection freed, and one a rolled-back transaction's post held", async () => {
-    rt = openTestRuntime();
+    rt = await openTestRuntime();
     const posts: Array<{ id: number; dueAt: string }> = [];
     for (let i = 0; i < 4; i++) posts.push(await queuePost(`Queued ${i}`));
-    otherConnection().posts.remove(posts[2]!.id);
+    await otherConnection().posts.remove(posts[2]!.id);
     expect((await queuePost('Refill 2')).dueAt).toBe(posts[2]!.dueAt);
 
     const { store } = rt.runtime;
     const next = await rt.service.getQueue({ brandId: NORTHWIND, count: 1 });
-    expect(() =>
-      store.transaction(() => {
+    await expect(
+      store.transaction(async (tx) => {
         // The next free slot is taken inside the transaction, and the run remembered past it.
-        const taken = store.posts.insert({
-          ...store.posts.get(posts[0]!.id)!,
+        const taken = await tx.posts.insert({
+          ...(await tx.posts.get(posts[0]!.id))!,
           dueAtMs: Date.parse(next.nextSlots[0]!.at),
           idempotencyKey: null,
           contentHash: 'rolled-back',
@@ -175,18 +180,18 @@ describe('the run of taken queue slots', () => {
         expect(taken).toBeGreaterThan(0);
         throw new Error('rolled back');
       }),
-    ).toThrow('rolled back');
+    ).rejects.toThrow('rolled back');
     expect((await queuePost('Into the freed slot')).dueAt).toBe(next.nextSlots[0]!.at);
   });
 
-  it('is narrowed when a planned post in it stops holding its time', () => {
-    rt = openTestRuntime();
+  it('is narrowed when a planned post in it stops holding its time', async () => {
+    rt = await openTestRuntime();
     const { posts } = rt.runtime.store;
     const schedule = 'America/New_York 09:00';
-    posts.rememberHeldQueueRun(NORTHWIND, { schedule, afterMs: 0, untilMs: 10_000 });
-    expect(posts.heldQueueRun(NORTHWIND, schedule)).toEqual({ schedule, afterMs: 0, untilMs: 10_000 });
-    expect(posts.heldQueueRun(NORTHWIND, 'America/New_York 10:00')).toBeUndefined();
-    const id = posts.insert({
+    await posts.rememberHeldQueueRun(NORTHWIND, { schedule, afterMs: 0, untilMs: 10_000 });
+    expect(await posts.heldQueueRun(NORTHWIND, schedule)).toEqual({ schedule, afterMs: 0, untilMs: 10_000 });
+    expect(await posts.heldQueueRun(NORTHWIND, 'America/New_York 10:00')).toBeUndefined();
+    const id = await posts.insert({
       brandId: NORTHWIND,
       collectionId: EVERYWHERE,
       userId: rt.service.user.id,
@@ -199,12 +204,16 @@ describe('the run of taken queue slots', () => {
       contentHash: 'x',
     });
     // A new post only holds more.
-    expect(posts.heldQueueRun(NORTHWIND, schedule)).toEqual({ schedule, afterMs: 0, untilMs: 10_000 });
-    posts.setStatus(id, 'publishing', 5_000);
-    expect(posts.heldQueueRun(NORTHWIND, schedule)).toEqual({ schedule, afterMs: 4_000, untilMs: 10_000 });
+    expect(await posts.heldQueueRun(NORTHWIND, schedule)).toEqual({ schedule, afterMs: 0, untilMs: 10_000 });
+    await posts.setStatus(id, 'publishing', 5_000);
+    expect(await posts.heldQueueRun(NORTHWIND, schedule)).toEqual({
+      schedule,
+      afterMs: 4_000,
+      untilMs: 10_000,
+    });
     // Moved to another time: the time it held before is not known, so the run is forgotten.
-    const post = posts.get(id)!;
-    posts.update(id, { ...post, status: 'scheduled', dueAtMs: 20_000 }, 6_000);
-    expect(posts.heldQueueRun(NORTHWIND, schedule)).toBeUndefined();
+    const post = (await posts.get(id))!;
+    await posts.update(id, { ...post, status: 'scheduled', dueAtMs: 20_000 }, 6_000);
+    expect(await posts.heldQueueRun(NORTHWIND, schedule)).toBeUndefined();
   });
 });

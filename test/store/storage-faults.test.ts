@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sqliteErrorCode } from '../../src/store/sqlite/driver.js';
-import type { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import type { Sql } from '../../src/store/sqlite/sql.js';
 import { openMcpHarness, PNG_1X1, textOf } from '../mcp/harness.js';
 import { expectExact, openRestWorld, type RestWorld, readJson, upload } from '../rest/support.js';
 import { DISK_FULL_BODY, READ_ONLY_BODY } from './storage-fault-bodies.js';
@@ -23,13 +23,13 @@ afterEach(async () => {
 });
 
 /** Lets the database file grow by one more page at most: the next writes that need room fail. */
-function fillDatabase(store: SqliteStore): void {
-  const pages = Number(store.sql.get('PRAGMA page_count')?.page_count);
-  store.sql.db.exec(`PRAGMA max_page_count = ${pages + 1}`);
+function fillDatabase(sql: Sql): void {
+  const pages = Number(sql.get('PRAGMA page_count')?.page_count);
+  sql.db.exec(`PRAGMA max_page_count = ${pages + 1}`);
 }
 
-function world(): RestWorld {
-  const opened = openRestWorld();
+async function world(): Promise<RestWorld> {
+  const opened = await openRestWorld();
   cleanups.push(() => opened.close());
   return opened;
 }
@@ -48,8 +48,8 @@ function logLines(logged: Array<{ message: string; error: unknown }>) {
 
 describe('REST: the disk fills up', () => {
   it("answers 507 with the storage body, logs SQLite's error once, and keeps every post acknowledged before", async () => {
-    const w = world();
-    fillDatabase(w.rt.runtime.store);
+    const w = await world();
+    fillDatabase(w.rt.sql);
     const acknowledged: number[] = [];
     let refused: Response | undefined;
     for (let i = 0; i < 500 && !refused; i++) {
@@ -81,7 +81,7 @@ describe('REST: the disk fills up', () => {
   it('answers 507 when the media directory fills up, and leaves no staged file behind', async (context) => {
     // The media files' own fault (ENOSPC on write) needs a real small file system: root can mount one.
     if (process.getuid?.() !== 0) context.skip();
-    const w = world();
+    const w = await world();
     const staging = join(w.rt.dataDir, 'media', 'staging');
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', staging]);
     cleanups.push(() => {
@@ -102,8 +102,8 @@ describe('REST: the disk fills up', () => {
 
 describe('REST: the data directory stops being writable', () => {
   it("answers 503 with the storage body and logs SQLite's error once; reads go on", async () => {
-    const w = world();
-    w.rt.runtime.store.sql.db.exec('PRAGMA query_only = 1');
+    const w = await world();
+    w.rt.sql.db.exec('PRAGMA query_only = 1');
     const response = await w.request('POST', '/v1/brands/1/collections/1/posts', {
       json: { publishMode: 'DRAFT', caption: 'Refused' },
     });
@@ -120,7 +120,7 @@ describe('REST: the data directory stops being writable', () => {
   });
 
   it('answers 503 when the media directory stops being writable', async () => {
-    const w = world();
+    const w = await world();
     const staging = join(w.rt.dataDir, 'media', 'staging');
     if (process.getuid?.() === 0) {
       // Root writes through any mode bits: a read-only mount is what stops it.
@@ -141,7 +141,7 @@ describe('REST: the data directory stops being writable', () => {
   });
 
   it('answers 503 when the accepted file cannot be moved into the media directory', async () => {
-    const w = world();
+    const w = await world();
     const media = join(w.rt.dataDir, 'media');
     const staging = join(media, 'staging');
     if (process.getuid?.() === 0) {
@@ -164,7 +164,7 @@ describe('REST: the data directory stops being writable', () => {
       'POST /v1/brands/1/media failed, nothing saved: the data directory is not writable',
     ]);
     expect(readdirSync(staging)).toEqual([]);
-    expect(w.rt.runtime.store.sql.count('SELECT COUNT(*) AS n FROM media')).toBe(0);
+    expect(w.rt.sql.count('SELECT COUNT(*) AS n FROM media')).toBe(0);
   });
 });
 
@@ -190,7 +190,7 @@ describe('MCP: tool results for storage faults', () => {
 
   it('says the disk is full, nothing was saved and not to retry; structured content is the REST body', async () => {
     const h = await harness();
-    fillDatabase(h.rt.runtime.store);
+    fillDatabase(h.rt.sql);
     const result = await createUntilRefused((args) => h.call('create_post', args));
     expect(textOf(result)).toBe(
       "The server's disk is full, so nothing was saved. Do not retry: it cannot succeed until the server's operator frees space on its disk. Tell the user.",
@@ -207,7 +207,7 @@ describe('MCP: tool results for storage faults', () => {
 
   it('says the data directory is no longer writable and not to retry', async () => {
     const h = await harness();
-    h.rt.runtime.store.sql.db.exec('PRAGMA query_only = 1');
+    h.rt.sql.db.exec('PRAGMA query_only = 1');
     const result = await createUntilRefused((args) => h.call('create_post', args));
     expect(textOf(result)).toBe(
       "The server's data directory is no longer writable (read-only or its permissions changed), so nothing was saved. Do not retry: it cannot succeed until the server's operator makes it writable again. Tell the user.",

@@ -11,16 +11,17 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DATABASE_FILE, openLocalRuntime } from '../../src/local-runtime.js';
+import { openLocalRuntime } from '../../src/local-runtime.js';
 import { resolveLocalUser } from '../../src/service/acting-user.js';
 import { LocalPublishingService } from '../../src/service/local-service.js';
+import { DATABASE_FILE } from '../../src/store/open-store.js';
 import { openDatabase } from '../../src/store/sqlite/driver.js';
 
 const OPERATIONS = {
   /** A store in `dataDir` with the demo workspace and two drafts; their ids. */
   async storeWithPosts(dataDir: string): Promise<number[]> {
-    const runtime = openLocalRuntime({ dataDir, demo: true });
-    const service = new LocalPublishingService(runtime, resolveLocalUser(runtime.store, undefined));
+    const runtime = await openLocalRuntime({ dataDir, demo: true });
+    const service = new LocalPublishingService(runtime, await resolveLocalUser(runtime.store, undefined));
     try {
       const ids: number[] = [];
       for (const caption of ['kept one', 'kept two']) {
@@ -34,7 +35,7 @@ const OPERATIONS = {
       }
       return ids;
     } finally {
-      runtime.close();
+      await runtime.close();
     }
   },
 

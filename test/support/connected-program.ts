@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type CallToolResult, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { DATABASE_FILE } from '../../src/local-runtime.js';
+import { DATABASE_FILE } from '../../src/store/open-store.js';
 import { openDatabase, type SqlDatabase, type SqlValue } from '../../src/store/sqlite/driver.js';
 import { CHILD_TIMEOUT_MS, childEnv, type RunResult, runMain, spawnMain } from '../mcp/cli-harness.js';
 import type { MastodonServer } from './mastodon-server.js';

@@ -1,39 +1,50 @@
-/** A platform stand-in for scheduler tests: counts every send, and can hold one mid-send. */
+/** A platform stand-in for scheduler tests: counts every send, and can hold sends mid-send. */
 import type { CommentJob, DeliveryJob, Publisher, PublishOutcome } from '../../src/ports.js';
 
-/** An idempotent platform that counts what it is asked to send, and can hold one send until released. */
+/** A send held by `hold()`: when it has begun, and how to let it finish. */
+export interface HeldSend {
+  started: Promise<void>;
+  open(): void;
+}
+
+/** An idempotent platform that counts what it is asked to send, and can hold sends until released. */
 export class HeldPlatform implements Publisher {
   readonly name = 'held';
   readonly idempotent = true;
   readonly sends = new Map<number, number>();
-  private release: (() => void) | undefined;
-  private gate: Promise<void> = Promise.resolve();
-  private holdNext = false;
-  private started: (() => void) | undefined;
-  /** Resolves when the held send has begun (after `hold()`). */
+  /** The holds not yet taken by a send, in order: each holds the next send that arrives. */
+  private readonly holds: Array<{ begin(): void; gate: Promise<void> }> = [];
+  private latest: HeldSend | undefined;
+  /** Resolves when the send held by the latest `hold()` has begun. */
   sendStarted: Promise<void> = Promise.resolve();
 
-  /** The next send waits for `open()`; the others go through. */
-  hold(): void {
-    this.holdNext = true;
-    this.gate = new Promise((resolve) => {
-      this.release = resolve;
+  /** The next send not held yet waits for `open()` (of the returned hold); the others go through. */
+  hold(): HeldSend {
+    let begin!: () => void;
+    let open!: () => void;
+    const started = new Promise<void>((resolve) => {
+      begin = resolve;
     });
-    this.sendStarted = new Promise((resolve) => {
-      this.started = resolve;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
     });
+    this.holds.push({ begin, gate });
+    this.latest = { started, open };
+    this.sendStarted = started;
+    return this.latest;
   }
 
+  /** Lets the send of the latest `hold()` finish. */
   open(): void {
-    this.release?.();
+    this.latest?.open();
   }
 
   async deliver(job: DeliveryJob): Promise<PublishOutcome> {
     this.sends.set(job.deliveryId, (this.sends.get(job.deliveryId) ?? 0) + 1);
-    if (this.holdNext) {
-      this.holdNext = false;
-      this.started?.();
-      await this.gate;
+    const held = this.holds.shift();
+    if (held) {
+      held.begin();
+      await held.gate;
     }
     return { ok: true, externalId: `held-${job.deliveryId}` };
   }

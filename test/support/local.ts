@@ -7,6 +7,8 @@ import { type LocalRuntime, openLocalRuntime } from '../../src/local-runtime.js'
 import { authenticate, resolveLocalUser } from '../../src/service/acting-user.js';
 import { LocalPublishingService } from '../../src/service/local-service.js';
 import { type ImportedIds, importWorkspace } from '../../src/service/workspace.js';
+import type { Sql } from '../../src/store/sqlite/sql.js';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { FakeClock } from './fake-clock.js';
 
 /** 2026-11-21 12:00:00 UTC, a Saturday: 07:00 in New York (EST), 21:00 in Tokyo. */
@@ -15,13 +17,15 @@ export const TEST_NOW = Date.UTC(2026, 10, 21, 12, 0, 0);
 export interface TestRuntime {
   dataDir: string;
   runtime: LocalRuntime;
+  /** The connection of the runtime's store (SQLite here): for tests that run SQL or provoke a fault. */
+  sql: Sql;
   clock: FakeClock;
   /** The service acting as the demo user (or the only user). */
   service: LocalPublishingService;
   /** The service acting as the owner of `apiKey`. */
-  serviceFor(apiKey: string): LocalPublishingService;
-  importWorkspace(workspace: Workspace): ImportedIds;
-  close(): void;
+  serviceFor(apiKey: string): Promise<LocalPublishingService>;
+  importWorkspace(workspace: Workspace): Promise<ImportedIds>;
+  close(): Promise<void>;
 }
 
 export function makeTempDir(prefix = 'spm-test-'): string {
@@ -29,25 +33,37 @@ export function makeTempDir(prefix = 'spm-test-'): string {
 }
 
 /** Opens a runtime with the demo workspace (unless `demo: false`) and a fake clock at TEST_NOW. */
-export function openTestRuntime(options: { demo?: boolean; now?: number } = {}): TestRuntime {
+export async function openTestRuntime(options: { demo?: boolean; now?: number } = {}): Promise<TestRuntime> {
   const dataDir = makeTempDir();
   const clock = new FakeClock(options.now ?? TEST_NOW);
-  const runtime = openLocalRuntime({ dataDir, demo: options.demo ?? true }, { clock });
-  let service: LocalPublishingService | undefined;
+  const runtime = await openLocalRuntime({ dataDir, demo: options.demo ?? true }, { clock });
   // As in stdio mode: upload paths name files on this machine.
   const local = { ...runtime, allowLocalPaths: true };
+  /** The service of the store's only user; undefined while it has none (or several). */
+  const onlyUserService = async () => {
+    const user = await resolveLocalUser(runtime.store, undefined).catch(() => undefined);
+    return user && new LocalPublishingService(local, user);
+  };
+  let service = await onlyUserService();
+  if (!(runtime.store instanceof SqliteStore)) throw new Error('The test runtime opens the SQLite store.');
   return {
     dataDir,
     runtime,
+    sql: runtime.store.sql,
     clock,
     get service() {
-      service ??= new LocalPublishingService(local, resolveLocalUser(runtime.store, undefined));
+      if (!service) throw new Error('The store has no single user to act as.');
       return service;
     },
-    serviceFor: (apiKey) => new LocalPublishingService(local, authenticate(runtime.store, apiKey)),
-    importWorkspace: (workspace) => importWorkspace(runtime.store, clock, workspace),
-    close() {
-      runtime.close();
+    serviceFor: async (apiKey) =>
+      new LocalPublishingService(local, await authenticate(runtime.store, apiKey)),
+    importWorkspace: async (workspace) => {
+      const ids = await importWorkspace(runtime.store, clock, workspace);
+      service ??= await onlyUserService();
+      return ids;
+    },
+    async close() {
+      await runtime.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -5,6 +5,7 @@
 import type { ApiKeyRecord, ApiKeyStore, NewApiKey, UserRecord } from '../../ports.js';
 import { toUser } from './records.js';
 import type { Row, Sql } from './sql.js';
+import type { TransactionScope } from './transaction-scope.js';
 
 const COLUMNS = 'k.id, k.user_id, k.prefix, k.origin, k.created_at_ms, k.last_used_at_ms, k.revoked_at_ms';
 
@@ -23,65 +24,80 @@ function toApiKey(row: Row): ApiKeyRecord {
 }
 
 export class SqliteApiKeyStore implements ApiKeyStore {
-  constructor(private readonly sql: Sql) {}
+  constructor(
+    private readonly sql: Sql,
+    private readonly scope: TransactionScope,
+  ) {}
 
-  findByHash(keyHash: string): { key: ApiKeyRecord; keyHash: string; user: UserRecord } | undefined {
-    // Not cached: a key revoked by another process (`keys revoke`) must be refused at once.
-    const row = this.sql.get(
-      `SELECT ${COLUMNS}, k.key_hash, u.id AS uid, u.name, u.timezone, u.joined_at_ms
+  findByHash(keyHash: string): Promise<{ key: ApiKeyRecord; keyHash: string; user: UserRecord } | undefined> {
+    return this.scope.run(() => {
+      // Not cached: a key revoked by another process (`keys revoke`) must be refused at once.
+      const row = this.sql.get(
+        `SELECT ${COLUMNS}, k.key_hash, u.id AS uid, u.name, u.timezone, u.joined_at_ms
        FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = ?`,
-      keyHash,
+        keyHash,
+      );
+      if (!row) return undefined;
+      return {
+        key: toApiKey(row),
+        keyHash: String(row.key_hash),
+        user: toUser({ ...row, id: row.uid as string }),
+      };
+    });
+  }
+
+  ofUser(userId: string): Promise<ApiKeyRecord[]> {
+    return this.scope.run(() =>
+      this.sql
+        .all(`SELECT ${COLUMNS} FROM api_keys k WHERE k.user_id = ? ORDER BY k.id`, userId)
+        .map(toApiKey),
     );
-    if (!row) return undefined;
-    return {
-      key: toApiKey(row),
-      keyHash: String(row.key_hash),
-      user: toUser({ ...row, id: row.uid as string }),
-    };
   }
 
-  ofUser(userId: string): ApiKeyRecord[] {
-    return this.sql
-      .all(`SELECT ${COLUMNS} FROM api_keys k WHERE k.user_id = ? ORDER BY k.id`, userId)
-      .map(toApiKey);
+  add(userId: string, key: NewApiKey, nowMs: number): Promise<ApiKeyRecord> {
+    return this.scope.run(() => {
+      const id = this.sql.run(
+        'INSERT INTO api_keys (user_id, key_hash, prefix, origin, created_at_ms) VALUES (?, ?, ?, ?, ?)',
+        userId,
+        key.keyHash,
+        key.prefix,
+        key.origin,
+        nowMs,
+      );
+      return toApiKey(this.sql.get(`SELECT ${COLUMNS} FROM api_keys k WHERE k.id = ?`, id)!);
+    });
   }
 
-  add(userId: string, key: NewApiKey, nowMs: number): ApiKeyRecord {
-    const id = this.sql.run(
-      'INSERT INTO api_keys (user_id, key_hash, prefix, origin, created_at_ms) VALUES (?, ?, ?, ?, ?)',
-      userId,
-      key.keyHash,
-      key.prefix,
-      key.origin,
-      nowMs,
-    );
-    return toApiKey(this.sql.get(`SELECT ${COLUMNS} FROM api_keys k WHERE k.id = ?`, id)!);
-  }
-
-  addFirst(userId: string, key: NewApiKey, nowMs: number): boolean {
-    const added = this.sql.change(
-      `INSERT INTO api_keys (user_id, key_hash, prefix, origin, created_at_ms)
+  addFirst(userId: string, key: NewApiKey, nowMs: number): Promise<boolean> {
+    return this.scope.run(() => {
+      const added = this.sql.change(
+        `INSERT INTO api_keys (user_id, key_hash, prefix, origin, created_at_ms)
        SELECT ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM api_keys WHERE user_id = ?)`,
-      userId,
-      key.keyHash,
-      key.prefix,
-      key.origin,
-      nowMs,
-      userId,
-    );
-    return added === 1;
+        userId,
+        key.keyHash,
+        key.prefix,
+        key.origin,
+        nowMs,
+        userId,
+      );
+      return added === 1;
+    });
   }
 
-  recordUse(keyId: number, nowMs: number): void {
-    this.sql.run('UPDATE api_keys SET last_used_at_ms = ? WHERE id = ?', nowMs, keyId);
+  recordUse(keyId: number, nowMs: number): Promise<void> {
+    return this.scope.run(() => {
+      this.sql.run('UPDATE api_keys SET last_used_at_ms = ? WHERE id = ?', nowMs, keyId);
+    });
   }
 
-  revoke(keyId: number, nowMs: number): boolean {
-    const revoked = this.sql.change(
-      'UPDATE api_keys SET revoked_at_ms = ? WHERE id = ? AND revoked_at_ms IS NULL',
-      nowMs,
-      keyId,
-    );
-    return revoked === 1;
+  revoke(keyId: number, nowMs: number): Promise<boolean> {
+    return this.scope.run(() => {
+      const revoked = this.sql.change(
+        'UPDATE api_keys SET revoked_at_ms = ? WHERE id = ? AND revoked_at_ms IS NULL',
+        nowMs,
+        keyId,
+      );
+      return revoked === 1;
+    });
   }
 }

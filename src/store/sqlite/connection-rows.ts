@@ -2,6 +2,7 @@
 import type { Capabilities } from '../../domain/capabilities.js';
 import type { ChannelActivity, ConnectionRecord, ConnectionStore, ConnectionUpsert } from '../../ports.js';
 import type { Row, Sql } from './sql.js';
+import type { TransactionScope } from './transaction-scope.js';
 
 const COLUMNS = `channel_id, kind, account, account_id, endpoint, profile_url, settings, capabilities, secret,
   secret_env, connected_at_ms, updated_at_ms`;
@@ -28,29 +29,36 @@ function toConnection(row: Row): ConnectionRecord {
 }
 
 export class SqliteConnectionStore implements ConnectionStore {
-  private id: string | undefined;
+  constructor(
+    private readonly sql: Sql,
+    private readonly scope: TransactionScope,
+    private readonly id: string,
+  ) {}
 
-  constructor(private readonly sql: Sql) {}
-
-  find(channelId: number): ConnectionRecord | undefined {
-    const row = this.sql.get(`SELECT ${COLUMNS} FROM channel_connections WHERE channel_id = ?`, channelId);
-    return row && toConnection(row);
+  find(channelId: number): Promise<ConnectionRecord | undefined> {
+    return this.scope.run(() => {
+      const row = this.sql.get(`SELECT ${COLUMNS} FROM channel_connections WHERE channel_id = ?`, channelId);
+      return row && toConnection(row);
+    });
   }
 
-  ofChannels(channelIds: readonly number[]): Map<number, ConnectionRecord> {
-    const found = new Map<number, ConnectionRecord>();
-    if (channelIds.length === 0) return found;
-    const rows = this.sql.allOnce(
-      `SELECT ${COLUMNS} FROM channel_connections WHERE channel_id IN (${channelIds.map(() => '?').join(', ')})`,
-      ...channelIds,
-    );
-    for (const row of rows) found.set(Number(row.channel_id), toConnection(row));
-    return found;
+  ofChannels(channelIds: readonly number[]): Promise<Map<number, ConnectionRecord>> {
+    return this.scope.run(() => {
+      const found = new Map<number, ConnectionRecord>();
+      if (channelIds.length === 0) return found;
+      const rows = this.sql.allOnce(
+        `SELECT ${COLUMNS} FROM channel_connections WHERE channel_id IN (${channelIds.map(() => '?').join(', ')})`,
+        ...channelIds,
+      );
+      for (const row of rows) found.set(Number(row.channel_id), toConnection(row));
+      return found;
+    });
   }
 
-  save(channelId: number, connection: ConnectionUpsert, nowMs: number): void {
-    this.sql.run(
-      `INSERT INTO channel_connections (channel_id, kind, account, account_id, endpoint, profile_url, settings,
+  save(channelId: number, connection: ConnectionUpsert, nowMs: number): Promise<void> {
+    return this.scope.run(() => {
+      this.sql.run(
+        `INSERT INTO channel_connections (channel_id, kind, account, account_id, endpoint, profile_url, settings,
          capabilities, secret, secret_env, connected_at_ms, updated_at_ms)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (channel_id) DO UPDATE SET kind = excluded.kind, account = excluded.account,
@@ -58,89 +66,106 @@ export class SqliteConnectionStore implements ConnectionStore {
          settings = excluded.settings, capabilities = excluded.capabilities, secret = excluded.secret,
          secret_env = excluded.secret_env, connected_at_ms = excluded.connected_at_ms,
          updated_at_ms = excluded.updated_at_ms`,
-      channelId,
-      connection.kind,
-      connection.account,
-      connection.accountId,
-      connection.endpoint,
-      connection.profileUrl,
-      JSON.stringify(connection.settings),
-      JSON.stringify(connection.capabilities),
-      connection.sealedSecret,
-      connection.secretEnv,
-      nowMs,
-      nowMs,
-    );
-    // A new connection starts with a clean slate.
-    this.sql.run(
-      'UPDATE channels SET last_error = NULL, last_error_at_ms = NULL, status_reason = NULL WHERE id = ?',
-      channelId,
-    );
+        channelId,
+        connection.kind,
+        connection.account,
+        connection.accountId,
+        connection.endpoint,
+        connection.profileUrl,
+        JSON.stringify(connection.settings),
+        JSON.stringify(connection.capabilities),
+        connection.sealedSecret,
+        connection.secretEnv,
+        nowMs,
+        nowMs,
+      );
+      // A new connection starts with a clean slate.
+      this.sql.run(
+        'UPDATE channels SET last_error = NULL, last_error_at_ms = NULL, status_reason = NULL WHERE id = ?',
+        channelId,
+      );
+    });
   }
 
-  setSecret(channelId: number, sealedSecret: Uint8Array, nowMs: number): void {
-    this.sql.run(
-      'UPDATE channel_connections SET secret = ?, updated_at_ms = ? WHERE channel_id = ? AND secret IS NOT NULL',
-      sealedSecret,
-      nowMs,
-      channelId,
-    );
-  }
-
-  erase(channelId: number, nowMs: number): boolean {
-    return (
-      this.sql.change(
-        'UPDATE channel_connections SET secret = NULL, secret_env = NULL, updated_at_ms = ? WHERE channel_id = ?',
+  setSecret(channelId: number, sealedSecret: Uint8Array, nowMs: number): Promise<void> {
+    return this.scope.run(() => {
+      this.sql.run(
+        'UPDATE channel_connections SET secret = ?, updated_at_ms = ? WHERE channel_id = ? AND secret IS NOT NULL',
+        sealedSecret,
         nowMs,
         channelId,
-      ) === 1
+      );
+    });
+  }
+
+  erase(channelId: number, nowMs: number): Promise<boolean> {
+    return this.scope.run(
+      () =>
+        this.sql.change(
+          'UPDATE channel_connections SET secret = NULL, secret_env = NULL, updated_at_ms = ? WHERE channel_id = ?',
+          nowMs,
+          channelId,
+        ) === 1,
     );
   }
 
-  activity(channelId: number): ChannelActivity {
-    const row = this.sql.get(
-      'SELECT status_reason, last_error, last_error_at_ms, last_published_at_ms FROM channels WHERE id = ?',
-      channelId,
-    );
-    return {
-      statusReason: nullableString(row?.status_reason),
-      lastError: nullableString(row?.last_error),
-      lastErrorAtMs: nullableNumber(row?.last_error_at_ms),
-      lastPublishedAtMs: nullableNumber(row?.last_published_at_ms),
-    };
+  activity(channelId: number): Promise<ChannelActivity> {
+    return this.scope.run(() => {
+      const row = this.sql.get(
+        'SELECT status_reason, last_error, last_error_at_ms, last_published_at_ms FROM channels WHERE id = ?',
+        channelId,
+      );
+      return {
+        statusReason: nullableString(row?.status_reason),
+        lastError: nullableString(row?.last_error),
+        lastErrorAtMs: nullableNumber(row?.last_error_at_ms),
+        lastPublishedAtMs: nullableNumber(row?.last_published_at_ms),
+      };
+    });
   }
 
-  recordPublished(channelId: number, nowMs: number): void {
-    this.sql.run(
-      'UPDATE channels SET last_published_at_ms = MAX(COALESCE(last_published_at_ms, 0), ?) WHERE id = ?',
-      nowMs,
-      channelId,
-    );
+  recordPublished(channelId: number, nowMs: number): Promise<void> {
+    return this.scope.run(() => {
+      this.sql.run(
+        'UPDATE channels SET last_published_at_ms = MAX(COALESCE(last_published_at_ms, 0), ?) WHERE id = ?',
+        nowMs,
+        channelId,
+      );
+    });
   }
 
-  recordError(channelId: number, error: string, nowMs: number): void {
-    this.sql.run(
-      'UPDATE channels SET last_error = ?, last_error_at_ms = ? WHERE id = ?',
-      error,
-      nowMs,
-      channelId,
-    );
+  recordError(channelId: number, error: string, nowMs: number): Promise<void> {
+    return this.scope.run(() => {
+      this.sql.run(
+        'UPDATE channels SET last_error = ?, last_error_at_ms = ? WHERE id = ?',
+        error,
+        nowMs,
+        channelId,
+      );
+    });
   }
 
-  findByAccount(brandId: number, kind: string, endpoint: string, accountId: string): number | undefined {
-    const row = this.sql.get(
-      `SELECT c.id FROM channel_connections cc JOIN channels c ON c.id = cc.channel_id
+  findByAccount(
+    brandId: number,
+    kind: string,
+    endpoint: string,
+    accountId: string,
+  ): Promise<number | undefined> {
+    return this.scope.run(() => {
+      const row = this.sql.get(
+        `SELECT c.id FROM channel_connections cc JOIN channels c ON c.id = cc.channel_id
        WHERE c.brand_id = ? AND cc.kind = ? AND cc.endpoint = ? AND cc.account_id = ?`,
-      brandId,
-      kind,
-      endpoint,
-      accountId,
-    );
-    return row && Number(row.id);
+        brandId,
+        kind,
+        endpoint,
+        accountId,
+      );
+      return row && Number(row.id);
+    });
   }
 
-  storeId(): string {
-    this.id ??= String(this.sql.get(`SELECT value FROM store_meta WHERE key = 'store_id'`)?.value);
+  /** Read when the store was opened: it never changes. */
+  async storeId(): Promise<string> {
     return this.id;
   }
 }

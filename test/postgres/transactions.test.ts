@@ -1,0 +1,159 @@
+/**
+ * Transactions of the PostgreSQL store beyond the port's contract (transactions.contract.ts): they run
+ * on a connection of their own, unseen until committed; store transactions run one at a time across
+ * instances, as SQLite's do, so the service's read-then-write transactions (the next free queue slot,
+ * an idempotency key) stay correct when instances race; a failed statement fails the whole transaction
+ * with its own error; a store bound to a transaction is only usable inside it.
+ */
+import { expect, it } from 'vitest';
+import type { AsyncStore } from '../../src/store/postgres/async-port.js';
+import type { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { usePostgres } from './postgres-databases.js';
+import { HOUR, NOW, newPost, seedWorkspace, type Workspace } from './store-fixture.js';
+
+const postgres = usePostgres();
+
+/** Two stores (two pools) on one fresh database with the workspace. */
+async function twoInstances(): Promise<{ a: PostgresStore; b: PostgresStore; ws: Workspace }> {
+  const url = await postgres.database();
+  const a = await postgres.open(url);
+  const b = await postgres.open(url);
+  return { a, b, ws: await seedWorkspace(a) };
+}
+
+it('keeps its writes to itself until it commits', async () => {
+  const { a, b, ws } = await twoInstances();
+  let postId = 0;
+  await a.transaction(async (tx) => {
+    postId = await tx.posts.insert(newPost(ws));
+    expect(await tx.posts.get(postId)).toBeDefined();
+    expect(await a.posts.get(postId)).toBeUndefined();
+    expect(await b.posts.get(postId)).toBeUndefined();
+  });
+  expect(await b.posts.get(postId)).toBeDefined();
+});
+
+it('runs one store transaction at a time, across instances', async () => {
+  const { a, b } = await twoInstances();
+  const timeline: string[] = [];
+  const work = (name: string) => async (tx: AsyncStore) => {
+    timeline.push(`${name} begins`);
+    await tx.countUsers();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await tx.countUsers();
+    timeline.push(`${name} ends`);
+  };
+  await Promise.all([
+    a.transaction(work('first')),
+    b.transaction(work('second')),
+    a.transaction(work('third')),
+  ]);
+  for (let i = 0; i < timeline.length; i += 2) {
+    expect(timeline[i + 1]).toBe(timeline[i]!.replace('begins', 'ends'));
+  }
+});
+
+it('gives racing QUEUE posts of one brand different slots, as the service takes them', async () => {
+  const { a, b, ws } = await twoInstances();
+  const slots = Array.from({ length: 30 }, (_, i) => NOW + (i + 1) * HOUR);
+  // The service's shape: read the planned times, take the first free slot, insert, in one transaction.
+  const queuePost = (store: PostgresStore) =>
+    store.transaction(async (tx) => {
+      const taken = new Set(await tx.posts.plannedTimesFrom(ws.brandId, NOW, 100));
+      const slot = slots.find((s) => !taken.has(s))!;
+      await tx.posts.insert(newPost(ws, { publishMode: 'QUEUE', status: 'queued', dueAtMs: slot }));
+      return slot;
+    });
+  const taken = await Promise.all(Array.from({ length: 20 }, (_, i) => queuePost(i % 2 === 0 ? a : b)));
+  expect(new Set(taken).size).toBe(20);
+  expect(await a.posts.plannedTimesFrom(ws.brandId, NOW, 100)).toEqual(slots.slice(0, 20));
+});
+
+it('creates one post for racing requests with one idempotency key; the others find it', async () => {
+  const { a, b, ws } = await twoInstances();
+  const create = (store: PostgresStore) =>
+    store.transaction(async (tx) => {
+      const earlier = await tx.posts.findByIdempotencyKey(ws.brandId, 'once');
+      return earlier?.id ?? (await tx.posts.insert(newPost(ws, { idempotencyKey: 'once' })));
+    });
+  const ids = await Promise.all(Array.from({ length: 10 }, (_, i) => create(i % 2 === 0 ? a : b)));
+  expect(new Set(ids).size).toBe(1);
+  expect(await a.posts.count(ws.brandId, { order: 'newest' })).toBe(1);
+});
+
+it('surfaces a unique violation as the driver’s error (23505, naming the constraint), as SQLite’s adapter does', async () => {
+  const { a, b, ws } = await twoInstances();
+  await a.posts.insert(newPost(ws, { idempotencyKey: 'taken' }));
+  const error = await b.posts.insert(newPost(ws, { idempotencyKey: 'taken' })).catch((e: unknown) => e);
+  expect(error).toMatchObject({ code: '23505', constraint: 'posts_idempotency' });
+  expect(error).toBeInstanceOf(Error);
+  expect(await b.posts.count(ws.brandId, { order: 'newest' })).toBe(1);
+});
+
+it('fails the whole transaction with the first error once a statement failed, even if the work caught it', async () => {
+  const { a, ws } = await twoInstances();
+  const media = {
+    id: 'med_a',
+    brandId: ws.brandId,
+    type: 'image/png',
+    size: 1,
+    sha256: 'a'.repeat(64),
+    path: '/a',
+    createdAtMs: NOW,
+  };
+  await a.insertMedia(media);
+  let first: unknown;
+  const outcome = a.transaction(async (tx) => {
+    await tx.posts.insert(newPost(ws));
+    first = await tx.insertMedia({ ...media, id: 'med_b' }).catch((e: unknown) => e);
+    // PostgreSQL has aborted the transaction: what follows fails with that first error.
+    await expect(tx.countUsers()).rejects.toBe(first);
+    return 'caught';
+  });
+  await expect(outcome).rejects.toMatchObject({ code: '23505' });
+  await expect(outcome).rejects.toBe(first);
+  expect(await a.posts.count(ws.brandId, { order: 'newest' })).toBe(0);
+  expect(await a.countUsers()).toBe(1);
+});
+
+it('lets a savepoint catch a failed statement: the outer transaction goes on and commits', async () => {
+  const { a, ws } = await twoInstances();
+  const media = {
+    id: 'med_a',
+    brandId: ws.brandId,
+    type: 'image/png',
+    size: 1,
+    sha256: 'a'.repeat(64),
+    path: '/a',
+    createdAtMs: NOW,
+  };
+  await a.insertMedia(media);
+  await a.transaction(async (tx) => {
+    await tx.posts.insert(newPost(ws));
+    await expect(
+      tx.transaction((inner) => inner.insertMedia({ ...media, id: 'med_b' })),
+    ).rejects.toMatchObject({
+      code: '23505',
+    });
+    await tx.posts.insert(newPost(ws));
+  });
+  expect(await a.posts.count(ws.brandId, { order: 'newest' })).toBe(2);
+});
+
+it('refuses a store bound to a transaction once it has ended, and closing through it', async () => {
+  const { a } = await twoInstances();
+  let kept: AsyncStore | undefined;
+  await a.transaction(async (tx) => {
+    kept = tx;
+    await expect(tx.close()).rejects.toThrow('Close the store');
+  });
+  await expect(kept!.countUsers()).rejects.toThrow('This transaction has ended');
+  await expect(kept!.transaction(async () => 1)).rejects.toThrow('This transaction has ended');
+});
+
+it('closes once: a second close does nothing, and the pool is gone', async () => {
+  const { a } = await twoInstances();
+  await a.close();
+  await a.close();
+  await expect(a.countUsers()).rejects.toThrow();
+});
