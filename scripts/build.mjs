@@ -20,8 +20,11 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({ options: { outdir: { type: 'string', default: join(ROOT, 'dist') } } });
 const outdir = values.outdir;
 
-/** Packages that stay in node_modules: the SQLite addon of Node < 22.13, found by `require` at run time. */
-export const EXTERNAL = ['@photostructure/sqlite'];
+/**
+ * Packages that stay in node_modules: the SQLite addon of Node < 22.13, found by `require` at run time;
+ * and pg-native, which pg requires only when asked for its native binding (never here, and not installed).
+ */
+export const EXTERNAL = ['@photostructure/sqlite', 'pg-native'];
 
 /**
  * Every tool's tools/list entry, derived from the zod schemas once here rather than at each start:

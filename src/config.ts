@@ -73,6 +73,11 @@ export interface Config {
    * deliveries of one that stopped mid-send. Default 30 s.
    */
   claimLeaseMs: number;
+  /**
+   * A PostgreSQL server to store in (`postgres://…`), shared by every instance that names it; absent:
+   * SQLite, one file in the data directory.
+   */
+  database?: { url: string; poolSize: number };
 }
 
 /** Where deliveries go: the sandbox (records them) or a webhook (POSTs each, signed). */
@@ -171,6 +176,8 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
   };
   const secretKey = nonEmpty(env.SOCIAL_PUBLISHER_SECRET_KEY);
   if (secretKey) config.secretKey = secretKey;
+  const database = parseDatabase(env, apiUrl);
+  if (database) config.database = database;
   if (command === 'import') config.importFile = resolve(rest[0]!);
   if (command === 'connect') config.connect = parseConnect(rest[0]!, values, env);
   if (command === 'disconnect') {
@@ -310,6 +317,35 @@ function parseTimeoutSeconds(value: string | undefined): number {
 }
 
 /** Whole seconds from 2 (renewals come every third of it) to an hour. */
+function parseDatabase(env: NodeJS.ProcessEnv, apiUrl: string | undefined): Config['database'] {
+  const url = nonEmpty(env.SOCIAL_PUBLISHER_DATABASE_URL);
+  const pool = nonEmpty(env.SOCIAL_PUBLISHER_DATABASE_POOL_SIZE);
+  if (url === undefined) {
+    if (pool !== undefined)
+      throw new ConfigError(
+        'SOCIAL_PUBLISHER_DATABASE_POOL_SIZE applies to PostgreSQL: set SOCIAL_PUBLISHER_DATABASE_URL too.',
+      );
+    return undefined;
+  }
+  if (!/^postgres(ql)?:\/\/\S+$/.test(url)) {
+    throw new ConfigError(
+      'SOCIAL_PUBLISHER_DATABASE_URL must be a PostgreSQL URL (postgres://user:password@host:5432/database); unset it to store in SQLite.',
+    );
+  }
+  if (apiUrl !== undefined) {
+    throw new ConfigError(
+      'SOCIAL_PUBLISHER_DATABASE_URL and SOCIAL_PUBLISHER_API_URL exclude each other: remote mode stores nothing here.',
+    );
+  }
+  const poolSize = pool === undefined ? 10 : Number(pool);
+  if (!/^\d+$/.test(pool ?? '10') || poolSize < 1 || poolSize > 1000) {
+    throw new ConfigError(
+      `SOCIAL_PUBLISHER_DATABASE_POOL_SIZE must be a whole number from 1 to 1000, not "${pool}".`,
+    );
+  }
+  return { url, poolSize };
+}
+
 function parseLeaseSeconds(value: string | undefined): number {
   const text = nonEmpty(value);
   if (text === undefined) return 30;

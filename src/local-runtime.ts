@@ -1,6 +1,6 @@
 /**
- * Opens the embedded service: the store (see store/open-store.ts) and the media directory under the
- * data directory. Storage that cannot be used is refused there, with a StorageStartError naming the path
+ * Opens the service on this machine: the store (SQLite in the data directory, or a PostgreSQL server:
+ * see store/open-store.ts) and the media directory under the data directory. Storage that cannot be used is refused there, with a StorageStartError naming the path
  * and the fix.
  */
 import { join } from 'node:path';
@@ -9,7 +9,6 @@ import { logInfo } from './logger.js';
 import { UrlDownloader } from './media/url-download.js';
 import { type Clock, type Store, systemClock } from './ports.js';
 import type { LocalServiceDeps } from './service/local-service.js';
-import { ensureDemoWorkspace } from './service/workspace.js';
 import { MediaDirectory } from './store/media-directory.js';
 import { openStore } from './store/open-store.js';
 import { SecretBox } from './store/secret-box.js';
@@ -24,14 +23,18 @@ export interface LocalRuntime extends LocalServiceDeps {
 
 export async function openLocalRuntime(
   config: Pick<Config, 'dataDir' | 'demo'> &
-    Partial<Pick<Config, 'mediaUrlAllow' | 'secretKey' | 'publisher'>>,
+    Partial<Pick<Config, 'mediaUrlAllow' | 'secretKey' | 'publisher' | 'database'>>,
   options: { clock?: Clock; withDemo?: boolean } = {},
 ): Promise<LocalRuntime> {
   const clock = options.clock ?? systemClock;
   const store = await openStore(config);
   try {
     const media = new MediaDirectory(join(config.dataDir, 'media'));
-    if ((options.withDemo ?? true) && config.demo) await ensureDemoWorkspace(store, clock);
+    // The workspace module (its schemas, the date library) is loaded only for an empty store.
+    if ((options.withDemo ?? true) && config.demo && (await store.isEmpty())) {
+      const { ensureDemoWorkspace } = await import('./service/workspace.js');
+      await ensureDemoWorkspace(store, clock);
+    }
     const downloader = new UrlDownloader({ allow: config.mediaUrlAllow ?? [] });
     const secrets = new SecretBox({ secretKey: config.secretKey, dataDir: config.dataDir }, logInfo);
     return {

@@ -1,7 +1,8 @@
 /**
  * The one place that chooses the store's adapter; everything above the Store port is the same whichever
- * it is. Today it is SQLite: one file in the data directory. Opening is asynchronous because a server
- * database's adapter connects before it can answer.
+ * it is: PostgreSQL when SOCIAL_PUBLISHER_DATABASE_URL names a server (shared by every instance), else
+ * SQLite, one file in the data directory. The PostgreSQL adapter (and pg) is loaded only when chosen.
+ * Opening is asynchronous because a server database's adapter connects before it can answer.
  */
 import { join } from 'node:path';
 import type { Config } from '../config.js';
@@ -13,10 +14,14 @@ export const DATABASE_FILE = 'social-publisher.sqlite';
 
 /**
  * Opens the store, its schema brought up to date. Storage that cannot be used (a read-only or
- * unwritable directory, a file that is not a database, a disk too full) is refused with a
- * StorageStartError naming the path and the fix.
+ * unwritable directory, a file that is not a database, a disk too full, a PostgreSQL server that cannot
+ * be reached) is refused with a StorageStartError naming the path or server and the fix.
  */
-export async function openStore(config: Pick<Config, 'dataDir'>): Promise<Store> {
+export async function openStore(config: Pick<Config, 'dataDir' | 'database'>): Promise<Store> {
+  if (config.database) {
+    const { openPostgresStore } = await import('./postgres/postgres-store.js');
+    return openPostgresStore(config.database.url, { poolSize: config.database.poolSize });
+  }
   assertWritableDirectory(
     config.dataDir,
     'data directory',
