@@ -27,6 +27,11 @@ export const USAGE = `Usage:
 Environment:
   SOCIAL_PUBLISHER_DATA_DIR  where the SQLite file and uploaded media live (default: the per-user data
                              directory, e.g. ~/.local/share/social-publisher-mcp)
+  SOCIAL_PUBLISHER_DATABASE_URL
+                             store in this PostgreSQL database (postgres://user:password@host/db), shared by
+                             every instance that names it (default: SQLite in the data directory)
+  SOCIAL_PUBLISHER_DATABASE_POOL_SIZE
+                             connections to PostgreSQL per process (1-1000, default 10)
   SOCIAL_PUBLISHER_API_KEY   stdio: a key of the user who acts (needed when the store has several users;
                              "keys create --user NAME" makes one); remote mode: the key sent
   SOCIAL_PUBLISHER_API_URL   remote mode: base URL (including /v1) of a server speaking the REST API
