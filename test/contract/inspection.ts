@@ -26,20 +26,31 @@ function sqliteReader(dataDir: string): Reader {
   };
 }
 
-async function postgresReader(url: string): Promise<Reader> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
+/** Connects on its first statement: most tests never inspect, and a connection costs a few ms. */
+function postgresReader(url: string): Reader {
+  let client: Promise<Client> | undefined;
+  const connected = () => {
+    client ??= (async () => {
+      const opened = new Client({ connectionString: url });
+      await opened.connect();
+      return opened;
+    })();
+    return client;
+  };
   return {
-    get: async (text, ...params) => (await client.query<Row>(text.replace('?', '$1'), params)).rows[0],
-    close: () => client.end(),
+    get: async (text, ...params) =>
+      (await (await connected()).query<Row>(text.replace('?', '$1'), params)).rows[0],
+    close: async () => {
+      await (await client)?.end();
+    },
   };
 }
 
-export async function openInspection(rt: TestRuntime): Promise<{
+export function openInspection(rt: TestRuntime): {
   inspect: NonNullable<ContractWorld['inspect']>;
   close(): Promise<void>;
-}> {
-  const reader = rt.databaseUrl ? await postgresReader(rt.databaseUrl) : sqliteReader(rt.dataDir);
+} {
+  const reader = rt.databaseUrl ? postgresReader(rt.databaseUrl) : sqliteReader(rt.dataDir);
   const staging = join(rt.dataDir, 'media', 'staging');
   return {
     inspect: {

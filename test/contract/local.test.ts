@@ -21,7 +21,7 @@ async function openLocalWorld(): Promise<ContractWorld> {
     await rt.importWorkspace(OTHER_WORKSPACE);
     const other = await rt.serviceFor(OTHER_API_KEY);
     const southern = await rt.serviceFor(SOUTHERN_API_KEY);
-    const inspection = await openInspection(rt);
+    const inspection = openInspection(rt);
     return {
       service,
       other,

@@ -32,7 +32,7 @@ async function openRemoteWorld(): Promise<ContractWorld> {
     const remote = (apiKey: string) =>
       new RemotePublishingService({ baseUrl: `${server.url}/v1`, apiKey, maxRetries: 0 });
     const clients = [remote(demo!.apiKey), remote(OTHER_API_KEY), remote(SOUTHERN_API_KEY)] as const;
-    const inspection = await openInspection(rt);
+    const inspection = openInspection(rt);
     return {
       service: clients[0],
       other: clients[1],
