@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
+import type { Config } from '../../src/config.js';
 import type { Workspace } from '../../src/domain/workspace.js';
 import { type LocalRuntime, openLocalRuntime } from '../../src/local-runtime.js';
 import { authenticate, resolveLocalUser } from '../../src/service/acting-user.js';
@@ -42,6 +43,8 @@ export interface TestRuntime {
   /** The store's kind; for PostgreSQL, `databaseUrl` names its database. */
   store: TestStore;
   databaseUrl?: string;
+  /** Where the runtime's store is: for opening another runtime on it, as another process would. */
+  storeConfig: Pick<Config, 'dataDir' | 'database'>;
   runtime: LocalRuntime;
   /**
    * The connection of the runtime's store, for tests that run SQL or provoke a fault: SQLite only
@@ -70,15 +73,13 @@ export async function openTestRuntime(options: { demo?: boolean; now?: number } 
   const dataDir = makeTempDir();
   const clock = new FakeClock(options.now ?? TEST_NOW);
   let database: RunDatabase | undefined;
+  let storeConfig: TestRuntime['storeConfig'];
   let runtime: LocalRuntime;
   try {
     if (store === 'postgres') database = await takeRunDatabase();
     // The pool size is SOCIAL_PUBLISHER_DATABASE_POOL_SIZE's default.
-    const config = { dataDir, demo: options.demo ?? true };
-    runtime = await openLocalRuntime(
-      database ? { ...config, database: { url: database.url, poolSize: 10 } } : config,
-      { clock },
-    );
+    storeConfig = database ? { dataDir, database: { url: database.url, poolSize: 10 } } : { dataDir };
+    runtime = await openLocalRuntime({ ...storeConfig, demo: options.demo ?? true }, { clock });
   } catch (error) {
     database?.release();
     rmSync(dataDir, { recursive: true, force: true });
@@ -96,6 +97,7 @@ export async function openTestRuntime(options: { demo?: boolean; now?: number } 
     dataDir,
     store,
     ...(database && { databaseUrl: database.url }),
+    storeConfig,
     runtime,
     get sql() {
       if (!(runtime.store instanceof SqliteStore)) {
