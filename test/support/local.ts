@@ -15,7 +15,7 @@ import { LocalPublishingService } from '../../src/service/local-service.js';
 import { type ImportedIds, importWorkspace } from '../../src/service/workspace.js';
 import type { Sql } from '../../src/store/sqlite/sql.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import { type RunDatabase, takeRunDatabase } from '../postgres/run-databases.js';
+import type { RunDatabase } from '../postgres/run-databases.js';
 import { FakeClock } from './fake-clock.js';
 
 /** The stores a test runtime can open. */
@@ -76,7 +76,11 @@ export async function openTestRuntime(options: { demo?: boolean; now?: number } 
   let storeConfig: TestRuntime['storeConfig'];
   let runtime: LocalRuntime;
   try {
-    if (store === 'postgres') database = await takeRunDatabase();
+    // Loaded only here: the SQLite runs need neither pg nor the server's harness.
+    if (store === 'postgres') {
+      const { takeRunDatabase } = await import('../postgres/run-databases.js');
+      database = await takeRunDatabase();
+    }
     // The pool size is SOCIAL_PUBLISHER_DATABASE_POOL_SIZE's default.
     storeConfig = database ? { dataDir, database: { url: database.url, poolSize: 10 } } : { dataDir };
     runtime = await openLocalRuntime({ ...storeConfig, demo: options.demo ?? true }, { clock });
