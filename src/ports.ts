@@ -249,10 +249,13 @@ export interface Store {
   isEmpty(): Promise<boolean>;
   countUsers(): Promise<number>;
   onlyUser(): Promise<UserRecord | undefined>;
-  /** Every user, oldest first. */
+  /** Every user, oldest first; users who joined in the same millisecond (one import) by id. */
   listUsers(): Promise<UserRecord[]>;
   getUser(userId: string): Promise<UserRecord | undefined>;
-  /** Users that never had an API key (the demo user of a fresh store); revoked keys count as had. */
+  /**
+   * Users that never had an API key (the demo user of a fresh store), in listUsers' order; revoked keys
+   * count as had.
+   */
   usersWithoutKey(): Promise<UserRecord[]>;
   readonly apiKeys: ApiKeyStore;
 

@@ -77,6 +77,10 @@ export async function receiveMediaUpload(
         file.resume();
         return;
       }
+      // The stage may read the file only later (it first finds the brand in the store: a round trip to a
+      // database server), and a body that ends meanwhile destroys the file with busboy's error. The parser
+      // reports it (answered below), and the stage's read still fails with it when it begins.
+      file.on('error', () => undefined);
       staging = stage(file);
       staging.catch(fail);
     });

@@ -293,7 +293,7 @@ export function createPostRulesContract(ctx: ContractContext): void {
           title: 'Beans',
           link: 'https://example.com',
         });
-        expect(inspect.post(created.id!)).toMatchObject({
+        expect(await inspect.post(created.id!)).toMatchObject({
           brandId: BRAND.northwind,
           collectionId: COLLECTION.everywhere,
           publishMode: 'SCHEDULE',
@@ -301,9 +301,12 @@ export function createPostRulesContract(ctx: ContractContext): void {
           payload: { caption: 'Fresh beans are in.', title: 'Beans', link: 'https://example.com' },
         });
         const draft = await create({});
-        expect(inspect.post(draft.id!)).toMatchObject({ publishMode: 'DRAFT', dueAtMs: null });
+        expect(await inspect.post(draft.id!)).toMatchObject({ publishMode: 'DRAFT', dueAtMs: null });
         const now = await create({ publishMode: 'IMMEDIATE' });
-        expect(inspect.post(now.id!)).toMatchObject({ publishMode: 'IMMEDIATE', dueAtMs: CONTRACT_NOW });
+        expect(await inspect.post(now.id!)).toMatchObject({
+          publishMode: 'IMMEDIATE',
+          dueAtMs: CONTRACT_NOW,
+        });
       });
 
       it('stores nothing for a rejected request', async () => {
@@ -315,9 +318,9 @@ export function createPostRulesContract(ctx: ContractContext): void {
           'platforms.youtube.playlists.0.channelId',
           PLAYLIST_CHANNEL_MESSAGE,
         );
-        expect(inspect.count('posts')).toBe(0);
+        expect(await inspect.count('posts')).toBe(0);
         await create({});
-        expect(inspect.count('posts')).toBe(1);
+        expect(await inspect.count('posts')).toBe(1);
       });
     });
   }

@@ -146,6 +146,17 @@ export function lifecycleContract(ctx: ContractContext): void {
       });
     });
 
+    it('pages posts planned for the same time, and drafts, each once in either order', async () => {
+      const posts: number[] = [];
+      for (let i = 0; i < 12; i++) posts.push(await (i < 7 ? schedule('2026-11-22 10:00:00') : create()));
+      for (const order of ['newest', 'calendar']) {
+        const pages = await Promise.all([1, 2, 3, 4].map((page) => list({ order, per_page: 3, page })));
+        const paged = pages.flatMap((page) => ids(page.data));
+        expect(paged).toEqual(ids((await list({ order, per_page: 100 })).data));
+        expect([...paged].sort((a, b) => a - b)).toEqual(posts);
+      }
+    });
+
     it('answers 404 for a missing brand or one of another user, and shows only the brand’s posts', async () => {
       const mine = await create();
       const theirs = await ctx.other.createPost(postRequest({ ...(await harbor()), caption: 'Croissants' }));

@@ -1,4 +1,8 @@
-import { openTestRuntime } from '../support/local.js';
+/**
+ * The service contract in-process, on the store of the vitest project (vitest.config.ts): SQLite, and
+ * again on PostgreSQL.
+ */
+import { openTestRuntime, STORE_NAMES, storeUnderTest } from '../support/local.js';
 import { openInspection } from './inspection.js';
 import {
   CONTRACT_NOW,
@@ -17,7 +21,7 @@ async function openLocalWorld(): Promise<ContractWorld> {
     await rt.importWorkspace(OTHER_WORKSPACE);
     const other = await rt.serviceFor(OTHER_API_KEY);
     const southern = await rt.serviceFor(SOUTHERN_API_KEY);
-    const inspection = openInspection(rt.dataDir);
+    const inspection = openInspection(rt);
     return {
       service,
       other,
@@ -25,7 +29,7 @@ async function openLocalWorld(): Promise<ContractWorld> {
       clock: rt.clock,
       inspect: inspection.inspect,
       async close() {
-        inspection.close();
+        await inspection.close();
         await rt.close();
       },
     };
@@ -35,7 +39,11 @@ async function openLocalWorld(): Promise<ContractWorld> {
   }
 }
 
-serviceContract('PublishingService contract: local service (SQLite)', openLocalWorld, {
-  inspection: true,
-  clock: true,
-});
+serviceContract(
+  `PublishingService contract: local service (${STORE_NAMES[storeUnderTest()]})`,
+  openLocalWorld,
+  {
+    inspection: true,
+    clock: true,
+  },
+);

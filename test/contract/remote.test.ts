@@ -1,11 +1,12 @@
 /**
  * The service contract through the REST API: the remote client (undici) against a real `serve` app on
- * loopback, over the same SQLite store and fake clock. Same tests, same results as in-process.
+ * loopback, over the store of the vitest project (SQLite, and again PostgreSQL: vitest.config.ts) and a
+ * fake clock. Same tests, same results as in-process.
  */
 import { createHttpApp, listen } from '../../src/http/serve.js';
 import { RemotePublishingService } from '../../src/remote/remote-service.js';
 import { issueMissingApiKeys } from '../../src/service/acting-user.js';
-import { openTestRuntime } from '../support/local.js';
+import { openTestRuntime, STORE_NAMES, storeUnderTest } from '../support/local.js';
 import { openInspection } from './inspection.js';
 import {
   CONTRACT_NOW,
@@ -31,7 +32,7 @@ async function openRemoteWorld(): Promise<ContractWorld> {
     const remote = (apiKey: string) =>
       new RemotePublishingService({ baseUrl: `${server.url}/v1`, apiKey, maxRetries: 0 });
     const clients = [remote(demo!.apiKey), remote(OTHER_API_KEY), remote(SOUTHERN_API_KEY)] as const;
-    const inspection = openInspection(rt.dataDir);
+    const inspection = openInspection(rt);
     return {
       service: clients[0],
       other: clients[1],
@@ -41,7 +42,7 @@ async function openRemoteWorld(): Promise<ContractWorld> {
       async close() {
         await Promise.all(clients.map((client) => client.close()));
         await server.close();
-        inspection.close();
+        await inspection.close();
         await rt.close();
       },
     };
@@ -52,7 +53,7 @@ async function openRemoteWorld(): Promise<ContractWorld> {
 }
 
 serviceContract(
-  'PublishingService contract: remote client against serve (REST over loopback)',
+  `PublishingService contract: remote client against serve (REST over loopback, ${STORE_NAMES[storeUnderTest()]})`,
   openRemoteWorld,
   {
     inspection: true,

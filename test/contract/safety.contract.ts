@@ -29,6 +29,13 @@ export function safetyContract(ctx: ContractContext): void {
       expect((await queueSlots())[0]!.scheduledAt).toBe('2026-11-21 12:00:00');
     });
 
+    it('takes any text as a key, U+0000 included (which PostgreSQL text cannot hold)', async () => {
+      const first = await create({ idempotencyKey: 'launch\u00003' });
+      const again = await create({ idempotencyKey: 'launch\u00003' });
+      expect(again).toMatchObject({ id: first.id, duplicate: true });
+      expect(await total()).toBe(1);
+    });
+
     it('publishes an IMMEDIATE post once for the same key', async () => {
       const first = await create({ idempotencyKey: 'now-1', publishMode: 'IMMEDIATE' });
       const again = await create({ idempotencyKey: 'now-1', publishMode: 'IMMEDIATE' });

@@ -1,7 +1,8 @@
 /**
  * The contract of PublishingService (http-interface.md + product.md), written once and run against
- * every implementation: the local service on SQLite today, the REST adapter and the remote client
- * later. An implementation only supplies `open`, which must provide the world described below.
+ * every implementation: the local service (local.test.ts) and the remote client through the REST API
+ * (remote.test.ts), each on SQLite and again on PostgreSQL (vitest.config.ts). An implementation only
+ * supplies `open`, which must provide the world described below.
  *
  * The world every `open()` must give:
  * - `service` acts as the demo user of product.md's demo workspace (brands 1 and 2, channels 1..16,

@@ -179,7 +179,7 @@ export function uploadMediaContract(ctx: ContractContext): void {
           const inspect = ctx.inspect();
           await expectValidation(upload(make(files)));
           expect(inspect.stagingEntries()).toEqual([]);
-          expect(inspect.count('media')).toBe(0);
+          expect(await inspect.count('media')).toBe(0);
         });
 
         it('stores an accepted upload once and leaves staging empty', async () => {
@@ -187,7 +187,7 @@ export function uploadMediaContract(ctx: ContractContext): void {
           const path = files.write('photo.png', pngBytes(9));
           await upload(path);
           await upload(path);
-          expect(inspect.count('media')).toBe(1);
+          expect(await inspect.count('media')).toBe(1);
           expect(inspect.stagingEntries()).toEqual([]);
         });
       });

@@ -66,8 +66,8 @@ export interface StoredPost {
 
 /** Read-only views of the backing store; only an embedded implementation can give them. */
 export interface StoreInspection {
-  count(table: 'media' | 'posts'): number;
-  post(id: number): StoredPost | undefined;
+  count(table: 'media' | 'posts'): Promise<number>;
+  post(id: number): Promise<StoredPost | undefined>;
   /** Entries of the media staging directory (must be empty between uploads). */
   stagingEntries(): string[];
 }

@@ -147,6 +147,21 @@ export function deliveriesContract(open: OpenStore): void {
       });
     });
 
+    // A platform's answer may hold U+0000, which PostgreSQL text cannot hold (see posts.contract.ts).
+    it('records a failure whose reason holds U+0000', async () => {
+      const ws = await seedWorkspace(await open());
+      const { deliveries } = ws.store;
+      const {
+        postId,
+        ids: [a],
+      } = await postWithDeliveries(ws);
+      await deliveries.claimPending(3, mine(), NOW);
+      expect(await deliveries.markFailed(a, 'scheduler-a', 'Refused: \u0000bad')).toBe(true);
+      const failed = (await deliveriesById(ws, postId)).get(a);
+      expect(failed?.status).toBe('failed');
+      expect(failed?.reason).toMatch(/^Refused: /);
+    });
+
     it('takes back a claim whose lease ended, once, unless its owner renewed it meanwhile', async () => {
       const ws = await seedWorkspace(await open());
       const { deliveries } = ws.store;

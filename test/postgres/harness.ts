@@ -126,6 +126,24 @@ const SERVER_FLAGS = [
 
 const START_ATTEMPTS = 3;
 
+/**
+ * Creates an empty database on the server of `serverUrl` (a URL of any database there, as a user who
+ * may create databases) and returns its URL.
+ */
+export async function createDatabase(serverUrl: string): Promise<string> {
+  const name = `spm_${randomBytes(6).toString('hex')}`;
+  const client = new Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
 /** Starts a PostgreSQL server on a fresh cluster; see the file's comment. */
 export async function startPostgres(): Promise<PostgresServer> {
   const EmbeddedPostgres = await loadEmbeddedPostgres();
@@ -189,17 +207,7 @@ export async function startPostgres(): Promise<PostgresServer> {
   return {
     url,
     startupMs,
-    async createDatabase() {
-      const name = `spm_${randomBytes(6).toString('hex')}`;
-      const client = new Client({ connectionString: url() });
-      await client.connect();
-      try {
-        await client.query(`CREATE DATABASE ${name}`);
-      } finally {
-        await client.end();
-      }
-      return url(name);
-    },
+    createDatabase: () => createDatabase(url()),
     async stop() {
       if (stopped) return;
       stopped = true;

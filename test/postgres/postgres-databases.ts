@@ -26,7 +26,11 @@ export interface PostgresDatabases {
  * Every row the store writes goes: a brand takes its channels, collections, media and posts (and their
  * deliveries) with it, a user its keys; only the store's id and the migrations stay.
  */
-const EMPTY = 'DELETE FROM brands; DELETE FROM users; DELETE FROM sandbox_outbox';
+export const EMPTY = 'DELETE FROM brands; DELETE FROM users; DELETE FROM sandbox_outbox';
+
+/** EMPTY, and every id counts from 1 again, as in a new database. */
+export const EMPTY_AND_RESTART_IDS = `${EMPTY};
+  SELECT setval(oid, 1, false) FROM pg_class WHERE relkind = 'S' AND relnamespace = 'public'::regnamespace`;
 
 async function query<R extends Record<string, unknown>>(url: string, text: string, params: unknown[] = []) {
   const client = new Client({ connectionString: url });

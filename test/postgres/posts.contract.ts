@@ -48,6 +48,17 @@ export function postsContract(open: OpenStore): void {
       expect(await posts.count(ws.brandId, { order: 'newest' })).toBe(3);
     });
 
+    // A request may carry any string as its key. PostgreSQL text cannot hold U+0000 (the adapter keeps
+    // U+FFFD in its place); the SQLite driver of Node 20 ends the text there. Either way the key is kept
+    // and names its post.
+    it('keeps an idempotency key holding U+0000 and finds its post by it', async () => {
+      const ws = await seedWorkspace(await open());
+      const { posts } = ws.store;
+      const id = await posts.insert(newPost(ws, { idempotencyKey: 'launch\u00001' }));
+      expect((await posts.findByIdempotencyKey(ws.brandId, 'launch\u00001'))?.id).toBe(id);
+      await expect(posts.insert(newPost(ws, { idempotencyKey: 'launch\u00001' }))).rejects.toThrow();
+    });
+
     it('finds the latest post with the same content created since a time, not a cancelled one', async () => {
       const ws = await seedWorkspace(await open());
       const { posts } = ws.store;

@@ -26,7 +26,7 @@ export function workspaceContract(open: OpenStore): void {
       expect(await store.onlyUser()).toEqual({ id: ada, name: 'Ada', timezone: 'UTC', joinedAtMs: NOW });
       expect(ada).toMatch(/^usr_[\w-]{16}$/);
       // Several users joining in the same millisecond (one import): ordered by id, byte by byte.
-      const same = [];
+      const same: string[] = [];
       for (const name of ['B', 'C', 'D', 'E', 'F', 'G']) {
         same.push(await store.upsertUser({ name, timezone: 'UTC', apiKeyHash: null, brandIds: [] }, NOW + 1));
       }
@@ -52,6 +52,8 @@ export function workspaceContract(open: OpenStore): void {
       expect(without).not.toContain(same[0]);
       expect(without).toContain(ada);
       expect(without).toHaveLength(6);
+      // Oldest first, then by id, as listUsers: users of one import joined in the same millisecond.
+      expect(without).toEqual([ada, ...bytewise.filter((id) => id !== same[0])]);
     });
 
     it('upserts a user by API key hash, else by name among users no file gave a key; brands are replaced', async () => {

@@ -1,7 +1,8 @@
 /**
- * Claims and leases between two schedulers on one store, each with its own SQLite connection, as two
- * processes sharing a data directory have: a live owner keeps its claims by renewing their lease, only
- * an expired lease is taken over, and an owner whose claim was taken over records and announces nothing.
+ * Claims and leases between two schedulers on one store, each with its own connection (to the SQLite
+ * file, or the PostgreSQL database in the `postgres` project), as two processes sharing a store have: a
+ * live owner keeps its claims by renewing their lease, only an expired lease is taken over, and an owner
+ * whose claim was taken over records and announces nothing.
  * The platform is a stand-in that counts every send and can be held mid-send.
  */
 import { afterEach, expect, it } from 'vitest';
@@ -23,7 +24,7 @@ afterEach(async () => {
 /** A second connection to the same store, with its own scheduler: another process, in all but name. */
 async function secondProcess(publisher: Publisher, options: { leaseMs: number; clock?: { now(): number } }) {
   const runtime = await openLocalRuntime(
-    { dataDir: rt.dataDir, demo: false },
+    { ...rt.storeConfig, demo: false },
     { clock: options.clock ?? rt.clock },
   );
   opened.push(runtime);

@@ -32,9 +32,10 @@ const queued = (caption: string, extra: Record<string, unknown> = {}) =>
 it('gives QUEUE posts created at once a slot each', async () => {
   rt = await openTestRuntime();
   const created = await Promise.all(Array.from({ length: 12 }, (_, i) => queued(`At once ${i}`)));
-  const posts = await Promise.all(
-    created.map((post) => rt.service.getPost({ brandId: NORTHWIND, postId: post.id! })),
-  );
+  // In order of creation, which is the order of their ids: calls made at once are created in the order
+  // their store transactions run (the calls' order on SQLite; on PostgreSQL, as its lock is granted).
+  const ids = created.map((post) => post.id!).sort((a, b) => a - b);
+  const posts = await Promise.all(ids.map((postId) => rt.service.getPost({ brandId: NORTHWIND, postId })));
   const slots = posts.map((post) => post.dueAt);
   expect(new Set(slots).size).toBe(12);
   // The first twelve free slots, in order of creation: no slot was skipped or taken twice.

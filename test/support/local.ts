@@ -1,7 +1,13 @@
-/** A real embedded service on a fresh SQLite file in a temporary data directory. */
+/**
+ * A real embedded service on a fresh store: a SQLite file in a temporary data directory, or, in the
+ * `postgres` project of vitest.config.ts, a PostgreSQL database of the run's server with nothing in it
+ * (test/postgres/run-databases.ts). Media stay in the temporary data directory either way.
+ */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { inject } from 'vitest';
+import type { Config } from '../../src/config.js';
 import type { Workspace } from '../../src/domain/workspace.js';
 import { type LocalRuntime, openLocalRuntime } from '../../src/local-runtime.js';
 import { authenticate, resolveLocalUser } from '../../src/service/acting-user.js';
@@ -9,15 +15,41 @@ import { LocalPublishingService } from '../../src/service/local-service.js';
 import { type ImportedIds, importWorkspace } from '../../src/service/workspace.js';
 import type { Sql } from '../../src/store/sqlite/sql.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import type { RunDatabase } from '../postgres/run-databases.js';
 import { FakeClock } from './fake-clock.js';
+
+/** The stores a test runtime can open. */
+export type TestStore = 'sqlite' | 'postgres';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The store of the project's runtimes (vitest.config.ts); SQLite when not given. */
+    testStore: TestStore;
+  }
+}
+
+/** The store this test file's runtimes open, as its vitest project says. */
+export function storeUnderTest(): TestStore {
+  return inject('testStore') ?? 'sqlite';
+}
+
+export const STORE_NAMES: Record<TestStore, string> = { sqlite: 'SQLite', postgres: 'PostgreSQL' };
 
 /** 2026-11-21 12:00:00 UTC, a Saturday: 07:00 in New York (EST), 21:00 in Tokyo. */
 export const TEST_NOW = Date.UTC(2026, 10, 21, 12, 0, 0);
 
 export interface TestRuntime {
   dataDir: string;
+  /** The store's kind; for PostgreSQL, `databaseUrl` names its database. */
+  store: TestStore;
+  databaseUrl?: string;
+  /** Where the runtime's store is: for opening another runtime on it, as another process would. */
+  storeConfig: Pick<Config, 'dataDir' | 'database'>;
   runtime: LocalRuntime;
-  /** The connection of the runtime's store (SQLite here): for tests that run SQL or provoke a fault. */
+  /**
+   * The connection of the runtime's store, for tests that run SQL or provoke a fault: SQLite only
+   * (throws on PostgreSQL).
+   */
   sql: Sql;
   clock: FakeClock;
   /** The service acting as the demo user (or the only user). */
@@ -32,11 +64,31 @@ export function makeTempDir(prefix = 'spm-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-/** Opens a runtime with the demo workspace (unless `demo: false`) and a fake clock at TEST_NOW. */
+/**
+ * Opens a runtime with the demo workspace (unless `demo: false`) and a fake clock at TEST_NOW, on the
+ * store of the file's vitest project.
+ */
 export async function openTestRuntime(options: { demo?: boolean; now?: number } = {}): Promise<TestRuntime> {
+  const store = storeUnderTest();
   const dataDir = makeTempDir();
   const clock = new FakeClock(options.now ?? TEST_NOW);
-  const runtime = await openLocalRuntime({ dataDir, demo: options.demo ?? true }, { clock });
+  let database: RunDatabase | undefined;
+  let storeConfig: TestRuntime['storeConfig'];
+  let runtime: LocalRuntime;
+  try {
+    // Loaded only here: the SQLite runs need neither pg nor the server's harness.
+    if (store === 'postgres') {
+      const { takeRunDatabase } = await import('../postgres/run-databases.js');
+      database = await takeRunDatabase();
+    }
+    // The pool size is SOCIAL_PUBLISHER_DATABASE_POOL_SIZE's default.
+    storeConfig = database ? { dataDir, database: { url: database.url, poolSize: 10 } } : { dataDir };
+    runtime = await openLocalRuntime({ ...storeConfig, demo: options.demo ?? true }, { clock });
+  } catch (error) {
+    database?.release();
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
   // As in stdio mode: upload paths name files on this machine.
   const local = { ...runtime, allowLocalPaths: true };
   /** The service of the store's only user; undefined while it has none (or several). */
@@ -45,11 +97,18 @@ export async function openTestRuntime(options: { demo?: boolean; now?: number } 
     return user && new LocalPublishingService(local, user);
   };
   let service = await onlyUserService();
-  if (!(runtime.store instanceof SqliteStore)) throw new Error('The test runtime opens the SQLite store.');
   return {
     dataDir,
+    store,
+    ...(database && { databaseUrl: database.url }),
+    storeConfig,
     runtime,
-    sql: runtime.store.sql,
+    get sql() {
+      if (!(runtime.store instanceof SqliteStore)) {
+        throw new Error(`This test runs SQL of SQLite; the runtime's store is ${STORE_NAMES[store]}.`);
+      }
+      return runtime.store.sql;
+    },
     clock,
     get service() {
       if (!service) throw new Error('The store has no single user to act as.');
@@ -63,8 +122,12 @@ export async function openTestRuntime(options: { demo?: boolean; now?: number } 
       return ids;
     },
     async close() {
-      await runtime.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      try {
+        await runtime.close();
+        database?.release();
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
     },
   };
 }

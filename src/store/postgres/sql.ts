@@ -59,13 +59,28 @@ export function storageFault(error: unknown): unknown {
   }
 }
 
-/** node-postgres sends a Buffer as bytea; a plain Uint8Array is wrapped (no copy). */
+/**
+ * PostgreSQL text cannot hold U+0000: a statement with it fails ("invalid byte sequence"), and a
+ * request with such an idempotency key, or a platform answer with one in its failure reason, would fail
+ * with it. It is kept as U+FFFD, as the UTF-8 encoding already keeps a lone surrogate; lookups map the
+ * same way, so a key still finds its post.
+ */
+function storable(text: string): string {
+  return text.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text;
+}
+
+/**
+ * Texts made storable; node-postgres sends a Buffer as bytea, and a plain Uint8Array is wrapped (no copy).
+ */
 function driverParams(params: readonly SqlParam[]): unknown[] {
-  return params.map((param) =>
-    param instanceof Uint8Array && !Buffer.isBuffer(param)
-      ? Buffer.from(param.buffer, param.byteOffset, param.byteLength)
-      : param,
-  );
+  return params.map((param) => {
+    if (typeof param === 'string') return storable(param);
+    if (param instanceof Uint8Array) {
+      return Buffer.isBuffer(param) ? param : Buffer.from(param.buffer, param.byteOffset, param.byteLength);
+    }
+    if (Array.isArray(param)) return param.map((item) => (typeof item === 'string' ? storable(item) : item));
+    return param;
+  });
 }
 
 /** What both kinds of `Sql` run the same way, over their own `query`. */

@@ -148,7 +148,7 @@ export class SqliteStore implements Store {
       this.sql
         .all(
           `SELECT ${USER_COLUMNS} FROM users u
-         WHERE NOT EXISTS (SELECT 1 FROM api_keys k WHERE k.user_id = u.id) ORDER BY joined_at_ms`,
+         WHERE NOT EXISTS (SELECT 1 FROM api_keys k WHERE k.user_id = u.id) ORDER BY joined_at_ms, id`,
         )
         .map(toUser),
     );
