@@ -74,6 +74,11 @@ export interface Config {
    */
   claimLeaseMs: number;
   /**
+   * `serve`, on SIGTERM: how long /health answers 503 while requests are still served, before the
+   * listener closes, so that a load balancer stops sending first. Default 0.
+   */
+  drainMs: number;
+  /**
    * A PostgreSQL server to store in (`postgres://…`), shared by every instance that names it; absent:
    * SQLite, one file in the data directory.
    */
@@ -171,6 +176,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
     publisher: loadPublisherConfig(env, resolvedDataDir),
     mediaUrlAllow: parseAllowList(env.SOCIAL_PUBLISHER_MEDIA_URL_ALLOW),
     claimLeaseMs: parseLeaseSeconds(env.SOCIAL_PUBLISHER_CLAIM_LEASE_SECONDS) * 1000,
+    drainMs: parseDrainSeconds(env.SOCIAL_PUBLISHER_DRAIN_SECONDS) * 1000,
     platformTimeoutMs: parseTimeoutSeconds(env.SOCIAL_PUBLISHER_PLATFORM_TIMEOUT_SECONDS) * 1000,
     readEnv: (name) => nonEmpty(env[name]),
   };
@@ -353,6 +359,18 @@ function parseLeaseSeconds(value: string | undefined): number {
   if (!/^\d+$/.test(text) || seconds < 2 || seconds > 3600) {
     throw new ConfigError(
       `SOCIAL_PUBLISHER_CLAIM_LEASE_SECONDS must be a whole number of seconds from 2 to 3600, not "${text}".`,
+    );
+  }
+  return seconds;
+}
+
+function parseDrainSeconds(value: string | undefined): number {
+  const text = nonEmpty(value);
+  if (text === undefined) return 0;
+  const seconds = Number(text);
+  if (!/^\d+$/.test(text) || seconds > 300) {
+    throw new ConfigError(
+      `SOCIAL_PUBLISHER_DRAIN_SECONDS must be a whole number of seconds from 0 to 300, not "${text}".`,
     );
   }
   return seconds;

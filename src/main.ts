@@ -46,6 +46,7 @@ function engineOptions(
     clock: runtime.clock,
     publisher: config.publisher,
     secrets: runtime.secrets,
+    media: runtime.media,
     downloader: runtime.downloader,
     readEnv: config.readEnv,
     platformTimeoutMs: config.platformTimeoutMs,
@@ -53,6 +54,7 @@ function engineOptions(
     version: VERSION,
     log: logInfo,
     events: events.emit,
+    planSignal: runtime.planSignal,
   };
 }
 
@@ -123,7 +125,14 @@ async function runLocalStdio(config: Config): Promise<void> {
     }
     // stdio: the client runs on this machine, so an upload path names one of its files.
     const service = new LocalPublishingService(
-      { ...runtime, onPlanChanged: () => engine.wake(), allowLocalPaths: true },
+      {
+        ...runtime,
+        onPlanChanged: () => {
+          engine.wake();
+          void runtime.planSignal.announce();
+        },
+        allowLocalPaths: true,
+      },
       user,
     );
     if (process.stdin.isTTY) {
@@ -228,16 +237,36 @@ async function runServe(config: Config): Promise<void> {
     });
     const running = await listen(http, config);
     logInfo(`listening on ${running.url}: REST API at ${running.url}/v1, MCP at ${running.url}/mcp`);
-    await new Promise<void>((resolve) => {
-      process.once('SIGTERM', () => resolve());
-      process.once('SIGINT', () => resolve());
-    });
+    await stopSignal();
+    http.health.beginShutdown();
+    if (config.drainMs > 0) {
+      logInfo(`stopping: /health answers 503; still serving for ${config.drainMs / 1000} s`);
+      // A second signal ends the wait; past it, one more ends the process (Node's default).
+      await stopSignal(config.drainMs);
+    }
     logInfo('stopping: finishing requests under way');
     await running.close();
+    logInfo('stopping: finishing the sends under way');
     await engine.stop();
+    logInfo('stopped');
   } finally {
     await runtime.close();
   }
+}
+
+/** Resolves on SIGTERM or SIGINT, or after `timeoutMs`; the listeners go once it has resolved. */
+function stopSignal(timeoutMs?: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      process.off('SIGTERM', done);
+      process.off('SIGINT', done);
+      clearTimeout(timer);
+      resolve();
+    };
+    process.on('SIGTERM', done);
+    process.on('SIGINT', done);
+    const timer = timeoutMs === undefined ? undefined : setTimeout(done, timeoutMs);
+  });
 }
 
 async function runImport(config: Config): Promise<void> {

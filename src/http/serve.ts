@@ -29,6 +29,7 @@ import {
   clientAddress,
   tooManyAttemptsResponse,
 } from './auth-throttle.js';
+import { HealthCheck } from './health.js';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
@@ -45,6 +46,8 @@ function hostnameOf(hostHeader: string): string {
 export interface HttpApp {
   app: Hono;
   sessions: McpHttpSessions;
+  /** GET /health; `beginShutdown()` turns it to 503. */
+  health: HealthCheck;
 }
 
 export function createHttpApp(options: {
@@ -66,7 +69,15 @@ export function createHttpApp(options: {
 }): HttpApp {
   const { runtime } = options;
   // Over HTTP the caller is not on this machine: an upload path would read the server's files.
-  const deps = { ...runtime, onPlanChanged: () => options.engine?.scheduler.wake(), allowLocalPaths: false };
+  const deps = {
+    ...runtime,
+    onPlanChanged: () => {
+      options.engine?.scheduler.wake();
+      void runtime.planSignal.announce();
+    },
+    allowLocalPaths: false,
+  };
+  const health = new HealthCheck({ store: runtime.store, engine: options.engine, log: options.log });
   const serviceFor = (user: UserRecord) => new LocalPublishingService(deps, user);
   const throttle = new AuthThrottle(options.authThrottle);
   const sessions = new McpHttpSessions({
@@ -114,6 +125,10 @@ export function createHttpApp(options: {
       await next();
     });
   }
+  app.get('/health', async (c) => {
+    const { code, body } = await health.check();
+    return c.json(body, code, { 'cache-control': 'no-store' });
+  });
   app.all('/mcp', async (c) => {
     const apiKey = presentedKey(c.req.header('authorization'));
     let admission: Admission<UserRecord>;
@@ -137,7 +152,7 @@ export function createHttpApp(options: {
       authThrottle: throttle,
     }),
   );
-  return { app, sessions };
+  return { app, sessions, health };
 }
 
 export interface RunningServer {
@@ -158,6 +173,7 @@ export async function listen(http: HttpApp, config: Pick<Config, 'host' | 'port'
   return {
     url: `http://${host}:${port}`,
     async close() {
+      http.health.beginShutdown();
       const node = server as import('node:http').Server;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       node.closeIdleConnections();

@@ -59,6 +59,9 @@ export interface PublishingPassOptions {
   concurrency: number;
 }
 
+/** What `sendOne` answers for a delivery it handed back instead of sending (the pass was halted). */
+const HANDED_BACK = Symbol('handed back');
+
 const IN_DOUBT_REASON =
   'The server stopped while sending this delivery, so whether it arrived is unknown; it was not sent again, to avoid a duplicate. Check the channel, then publish again if it is missing.';
 const COMMENT_IN_DOUBT_REASON =
@@ -95,7 +98,8 @@ export class PublishingPass {
 
   /**
    * Ends the pass under way early (a server stopping): deliveries and comments being sent finish and are
-   * recorded, nothing more is claimed, and what is left stays pending for the next process.
+   * recorded, nothing more is claimed, one claimed but not yet begun is handed back (pending again, for
+   * any process to send at once rather than after its lease), and what is left stays pending.
    */
   halt(): void {
     this.halted = true;
@@ -191,6 +195,7 @@ export class PublishingPass {
         this.lease.hold([claimed.id]);
         try {
           const result = await this.sendOne(claimed, await this.store.posts.get(claimed.postId));
+          if (result === HANDED_BACK) return;
           if (result.ok) sent++;
           else failed++;
           delivery = result.next;
@@ -218,16 +223,16 @@ export class PublishingPass {
   private async sendOne(
     delivery: DeliveryRecord,
     post: PostRecord | undefined,
-  ): Promise<{ ok: boolean; next: DeliveryRecord | undefined }> {
+  ): Promise<{ ok: boolean; next: DeliveryRecord | undefined } | typeof HANDED_BACK> {
     const { store } = this;
-    let outcome: PublishOutcome;
+    let outcome: PublishOutcome | undefined;
     let publisher: Publisher | undefined;
     if (!post || !delivery.content) {
       outcome = { ok: false, reason: 'The post of this delivery no longer exists.' };
     } else {
       try {
         publisher = await this.connectors.forChannel(delivery.channelId);
-        outcome = await publisher.deliver({
+        const job = {
           deliveryId: delivery.id,
           postId: post.id,
           brandId: post.brandId,
@@ -236,9 +241,15 @@ export class PublishingPass {
           idempotencyKey: `${await store.connections.storeId()}-${delivery.id}`,
           dueAtMs: post.dueAtMs ?? post.createdAtMs,
           attempt: delivery.attempts,
-        });
+        };
+        // Halted since the claim (taken with the previous delivery's outcome): nothing was sent yet.
+        if (!this.halted) outcome = await publisher.deliver(job);
       } catch (error) {
         outcome = this.crashed(publisher, delivery, error);
+      }
+      if (!outcome) {
+        await this.handBack(delivery);
+        return HANDED_BACK;
       }
     }
     const nowMs = this.clock.now();
@@ -296,6 +307,20 @@ export class PublishingPass {
     if (settled) events.push(postSettled(about, settled));
     this.announce(about, events);
     return { ok: outcome.ok, next };
+  }
+
+  /**
+   * A delivery claimed but not begun, in a halted pass: back to pending, so that another process sends it
+   * now instead of once the lease has run out. If the store cannot be told, the lease runs out as usual.
+   */
+  private async handBack(delivery: DeliveryRecord): Promise<void> {
+    try {
+      if (await this.store.deliveries.handBack(delivery.id, this.lease.owner)) {
+        this.log(`stopping: delivery ${delivery.id} handed back unsent, for another process to send now`);
+      }
+    } finally {
+      this.lease.release(delivery.id);
+    }
   }
 
   /** Records a failed send as the decision says, in the transaction `tx`; false when the claim is no longer ours. */

@@ -157,6 +157,31 @@ export class SqliteDeliveryStore implements DeliveryStore {
     });
   }
 
+  handBack(deliveryId: number, owner: string): Promise<boolean> {
+    return this.scope.run(
+      () =>
+        this.sql.change(
+          `UPDATE deliveries SET status = 'pending', attempts = attempts - 1, claimed_at_ms = NULL,
+           claim_owner = NULL, lease_until_ms = NULL
+         WHERE id = ? AND status = 'sending' AND claim_owner = ?`,
+          deliveryId,
+          owner,
+        ) === 1,
+    );
+  }
+
+  handBackComment(deliveryId: number, owner: string): Promise<boolean> {
+    return this.scope.run(
+      () =>
+        this.sql.change(
+          `UPDATE deliveries SET comment_status = 'pending', claim_owner = NULL, lease_until_ms = NULL
+         WHERE id = ? AND comment_status = 'sending' AND claim_owner = ?`,
+          deliveryId,
+          owner,
+        ) === 1,
+    );
+  }
+
   markSent(deliveryId: number, owner: string, sent: SentDelivery, nowMs: number): Promise<boolean> {
     return this.scope.run(
       () =>
