@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Config } from './config.js';
 import { logInfo } from './logger.js';
 import { UrlDownloader } from './media/url-download.js';
-import { type Clock, type PlanSignal, type Store, systemClock } from './ports.js';
+import { type Clock, type EventRelay, type PlanSignal, type Store, systemClock } from './ports.js';
 import type { LocalServiceDeps } from './service/local-service.js';
 import { MediaDirectory } from './store/media-directory.js';
 import { openStore } from './store/open-store.js';
@@ -17,6 +17,8 @@ export interface LocalRuntime extends LocalServiceDeps {
   store: Store;
   /** Tells the other processes on the store that the plan changed, and hears them (ports.ts). */
   planSignal: PlanSignal;
+  /** Passes publishing events (MCP logging) between the processes on the store (ports.ts). */
+  eventRelay: EventRelay;
   downloader: UrlDownloader;
   /** Seals and unseals channel secrets (the key is read on first use). */
   secrets: SecretBox;
@@ -29,7 +31,7 @@ export async function openLocalRuntime(
   options: { clock?: Clock; withDemo?: boolean } = {},
 ): Promise<LocalRuntime> {
   const clock = options.clock ?? systemClock;
-  const { store, planSignal } = await openStore(config);
+  const { store, planSignal, eventRelay } = await openStore(config);
   try {
     const media = new MediaDirectory(join(config.dataDir, 'media'));
     // The workspace module (its schemas, the date library) is loaded only for an empty store.
@@ -42,6 +44,7 @@ export async function openLocalRuntime(
     return {
       store,
       planSignal,
+      eventRelay,
       media,
       clock,
       downloader,

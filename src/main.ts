@@ -53,7 +53,11 @@ function engineOptions(
     claimLeaseMs: config.claimLeaseMs,
     version: VERSION,
     log: logInfo,
-    events: events.emit,
+    // This process's sessions hear its events at once; the other processes' sessions through the relay.
+    events: (event) => {
+      events.emit(event);
+      runtime.eventRelay.relay(event);
+    },
     planSignal: runtime.planSignal,
   };
 }
@@ -112,6 +116,7 @@ async function runLocalStdio(config: Config): Promise<void> {
   ]);
   const runtime = await openLocalRuntime(config);
   const events = new PublishingEventFeed();
+  runtime.eventRelay.hear(events.emit);
   const engine = deferredEngine(async () => {
     const { startPublishingEngine } = await import('./publish/engine.js');
     return startPublishingEngine(engineOptions(config, runtime, events));
@@ -225,6 +230,7 @@ async function runServe(config: Config): Promise<void> {
       logInfo(`API key of ${user.name}, shown this once (only its hash is stored): ${apiKey}`);
     }
     const events = new PublishingEventFeed();
+    runtime.eventRelay.hear(events.emit);
     const engine = await startPublishingEngine(engineOptions(config, runtime, events));
     const http = createHttpApp({
       runtime,

@@ -6,6 +6,7 @@
  */
 import type { DeliveryStatus } from './domain/delivery.js';
 import type { PostStatus } from './domain/post-schemas.js';
+import type { PublishingEvent, PublishingEventSink } from './publisher-port.js';
 import type {
   ApiKeyRecord,
   BrandRecord,
@@ -56,12 +57,26 @@ export interface PlanSignal {
 }
 
 /**
+ * Carries each process's publishing events (MCP logging) to the MCP sessions of the other processes on
+ * the store, so that a session hears what happens to its brands' posts whichever instance publishes them.
+ * Best effort, like the log it feeds.
+ */
+export interface EventRelay {
+  /** Passes one of this process's events on to the others; never throws. */
+  relay(event: PublishingEvent): void;
+  /** Calls `hear` with the events the other processes relay; returns what stops it. */
+  hear(hear: PublishingEventSink): () => void;
+}
+
+/**
  * The plan signal of a store whose processes cannot reach one another (SQLite: processes on one machine
  * sharing a file): each notices the others' changes when it polls.
  */
-export const pollingOnly: PlanSignal = {
+export const pollingOnly: PlanSignal & EventRelay = {
   announce: async () => undefined,
   listen: () => () => undefined,
+  relay: () => undefined,
+  hear: () => () => undefined,
   close: async () => undefined,
 };
 

@@ -9,18 +9,20 @@
  *   application connects a new client, which works at once, on whichever instance it lands;
  * - behind a balancer that is sticky on the header, every call of every session reaches its instance,
  *   while new sessions are spread over the instances; when a session's instance stops, the balancer
- *   sends its next request elsewhere, it gets the 404, and a new session carries on.
+ *   sends its next request elsewhere, it gets the 404, and a new session carries on;
+ * - a session hears the publishing events (MCP logging) of its brands' posts whichever instance
+ *   published them, once each.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
   StreamableHTTPClientTransport,
   StreamableHTTPError,
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, expect, it } from 'vitest';
 import { cleanup } from '../mcp/cli-harness.js';
 import { startBalancer } from './balancer.js';
-import { sleep, startCluster, usePostgresServer } from './cluster.js';
+import { createPost, sleep, startCluster, usePostgresServer } from './cluster.js';
 
 const postgres = usePostgresServer();
 const clients: Client[] = [];
@@ -110,6 +112,36 @@ it('keeps each session on its instance behind a balancer sticky on Mcp-Session-I
     expect(await brands(again)).toMatchObject({ status: 'success', data: [{ title: 'Acme' }] });
   } finally {
     await balancer.close();
+    await cluster.stopAll();
+  }
+}, 60_000);
+
+it('tells a session on one instance what happened to posts another instance published, once each', async () => {
+  const cluster = await startCluster(postgres(), { instances: 2 });
+  const [a, b] = [cluster.instances[0]!, cluster.instances[1]!];
+  try {
+    const onA = await connect(a.url, cluster.apiKey);
+    const heard: string[] = [];
+    onA.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+      heard.push(String(notification.params.data));
+    });
+    await onA.setLoggingLevel('info');
+    // Created on B, which wakes at once (A only when told): B publishes most of them.
+    const ids: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      ids.push(
+        await createPost(b.url, cluster.apiKey, { publishMode: 'IMMEDIATE', caption: `Roast ${i}` }, `e${i}`),
+      );
+    }
+    const published = (id: number) => heard.filter((line) => line === `post ${id}: published`).length;
+    const deadline = Date.now() + 20_000;
+    while (ids.some((id) => published(id) === 0) && Date.now() < deadline) await sleep(50);
+    await sleep(300);
+    expect(ids.map(published)).toEqual(ids.map(() => 1));
+    // Not vacuous: B settled some of them (its operator's log says so), so those events came from B.
+    const settledByB = ids.filter((id) => b.log().includes(`] post ${id}: published\n`));
+    expect(settledByB.length).toBeGreaterThan(0);
+  } finally {
     await cluster.stopAll();
   }
 }, 60_000);

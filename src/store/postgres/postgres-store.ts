@@ -21,7 +21,6 @@ import type { AsyncStore } from './async-port.js';
 import { type ConnectionMemo, PostgresConnectionStore } from './connection-rows.js';
 import { PostgresDeliveryStore } from './delivery-rows.js';
 import { openPool } from './open-database.js';
-import { PostgresPlanSignal } from './plan-signal.js';
 import { PostgresPostStore } from './post-rows.js';
 import {
   BRAND_COLUMNS,
@@ -36,6 +35,7 @@ import {
   USER_COLUMNS,
 } from './records.js';
 import { PostgresSandboxOutbox } from './sandbox-rows.js';
+import { PostgresSignals } from './signals.js';
 import { PoolSql, type Row, type Sql } from './sql.js';
 import { upsertBrand, upsertChannel, upsertCollection, upsertUser } from './workspace-upserts.js';
 
@@ -75,9 +75,9 @@ export class PostgresStore implements AsyncStore {
     return this.sql.transaction((sql) => work(sql === this.sql ? this : new PostgresStore(sql, this.shared)));
   }
 
-  /** The signal between the instances on this database: LISTEN/NOTIFY (plan-signal.ts). */
-  planSignal(log: (message: string) => void): PostgresPlanSignal {
-    return new PostgresPlanSignal({ url: this.shared.url, pool: this.shared.pool, log });
+  /** The signals between the instances on this database: LISTEN/NOTIFY (signals.ts). */
+  signals(log: (message: string) => void): PostgresSignals {
+    return new PostgresSignals({ url: this.shared.url, pool: this.shared.pool, log });
   }
 
   /** Ends the pool once the connections lent out come back; a second call does nothing. */

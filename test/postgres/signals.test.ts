@@ -1,13 +1,14 @@
 /**
- * The plan signal between instances on PostgreSQL (LISTEN/NOTIFY): an instance's announcement wakes the
- * others and not itself; the listening connection comes back after the server drops it, and its
- * listeners are woken then (what was announced meanwhile is lost); and the publishing engine, sleeping
- * its longest sleep, publishes a post another instance planned at once instead of at its next poll.
+ * The signals between instances on PostgreSQL (LISTEN/NOTIFY): an instance's announcement wakes the
+ * others and not itself; its publishing events reach the others' listeners (MCP logging), not its own;
+ * the listening connection comes back after the server drops it, and its listeners are woken then (what
+ * was announced meanwhile is lost); and the publishing engine, sleeping its longest sleep, publishes a
+ * post another instance planned at once instead of at its next poll.
  */
 import { expect, it } from 'vitest';
-import { systemClock } from '../../src/ports.js';
+import { type PublishingEvent, systemClock } from '../../src/ports.js';
 import { startPublishingEngine } from '../../src/publish/engine.js';
-import { LISTENER_NAME } from '../../src/store/postgres/plan-signal.js';
+import { LISTENER_NAME } from '../../src/store/postgres/signals.js';
 import { SecretBox } from '../../src/store/secret-box.js';
 import { makeTempDir } from '../support/local.js';
 import { usePostgres } from './postgres-databases.js';
@@ -30,8 +31,8 @@ it('wakes the other instances, not the one that announced', async () => {
   const url = await postgres.database();
   const [a, b] = [await postgres.open(url), await postgres.open(url)];
   const logged: string[] = [];
-  const signalA = a.planSignal((line) => logged.push(line));
-  const signalB = b.planSignal((line) => logged.push(line));
+  const signalA = a.signals((line) => logged.push(line));
+  const signalB = b.signals((line) => logged.push(line));
   try {
     let wokenA = 0;
     let wokenB = 0;
@@ -53,12 +54,38 @@ it('wakes the other instances, not the one that announced', async () => {
   }
 });
 
+it("passes an instance's publishing events to the others' listeners, not back to its own", async () => {
+  const url = await postgres.database();
+  const [a, b] = [await postgres.open(url), await postgres.open(url)];
+  const signalA = a.signals(() => undefined);
+  const signalB = b.signals(() => undefined);
+  try {
+    const heardA: PublishingEvent[] = [];
+    const heardB: PublishingEvent[] = [];
+    signalA.hear((event) => heardA.push(event));
+    signalB.hear((event) => heardB.push(event));
+    await waitFor(() => signalA.listening && signalB.listening);
+    const published: PublishingEvent = { level: 'info', message: 'post 7: published', brandId: 1, postId: 7 };
+    signalB.relay(published);
+    // A reason can be long; a notification cannot: the message is cut.
+    signalB.relay({ level: 'error', message: 'x'.repeat(20_000), brandId: 1, postId: 8 });
+    await waitFor(() => heardA.length === 2);
+    expect(heardA[0]).toEqual(published);
+    expect(heardA[1]!.message).toBe(`${'x'.repeat(2_000)}…`);
+    await sleep(100);
+    expect(heardB).toEqual([]);
+  } finally {
+    await signalA.close();
+    await signalB.close();
+  }
+});
+
 it('listens again after the server drops the connection, and wakes its listeners then', async () => {
   const url = await postgres.database();
   const [a, b] = [await postgres.open(url), await postgres.open(url)];
   const logged: string[] = [];
-  const signalA = a.planSignal((line) => logged.push(line));
-  const signalB = b.planSignal(() => undefined);
+  const signalA = a.signals((line) => logged.push(line));
+  const signalB = b.signals(() => undefined);
   try {
     let woken = 0;
     signalA.listen(() => woken++);
@@ -74,8 +101,8 @@ it('listens again after the server drops the connection, and wakes its listeners
     await waitFor(() => woken === 1);
     expect(signalA.listening).toBe(true);
     expect(logged).toEqual([
-      expect.stringContaining("the connection listening for the other instances' plan changes is down"),
-      expect.stringMatching(/^listening for the other instances' plan changes again, after \d+ s$/),
+      expect.stringContaining("the connection listening for the other instances' notifications is down"),
+      expect.stringMatching(/^listening for the other instances' notifications again, after \d+ s$/),
     ]);
     await signalB.announce();
     await waitFor(() => woken === 2);
@@ -89,8 +116,8 @@ it("publishes a post another instance planned at once, not at the engine's next 
   const url = await postgres.database();
   const [a, b] = [await postgres.open(url, { poolSize: 4 }), await postgres.open(url, { poolSize: 4 })];
   const ws = await seedWorkspace(b);
-  const signalA = a.planSignal(() => undefined);
-  const signalB = b.planSignal(() => undefined);
+  const signalA = a.signals(() => undefined);
+  const signalB = b.signals(() => undefined);
   const engine = await startPublishingEngine({
     store: a,
     clock: systemClock,

@@ -1,35 +1,43 @@
 /**
- * The PlanSignal port on PostgreSQL: LISTEN/NOTIFY on one channel of the store's database. An instance
- * announces with `pg_notify` on a pooled connection; it listens on one connection of its own, opened
- * when its engine first listens, and opened again (with a pause doubling from 0.5 s up to 30 s) whenever
- * it drops: a server restart, a network cut, a terminated backend. Notifications sent while it was down
- * are lost, so the listeners are woken once it is back, as if one had come; until then the engines
- * poll. Each announcement carries this instance's id, so that its own notifications are not heard back.
+ * The PlanSignal and EventRelay ports on PostgreSQL: LISTEN/NOTIFY on two channels of the store's
+ * database, one for "the plan changed" and one for publishing events (MCP logging). An instance sends
+ * with `pg_notify` on a pooled connection; it listens on one connection of its own, opened when the first
+ * listener comes, and opened again (with a pause doubling from 0.5 s up to 30 s) whenever it drops: a
+ * server restart, a network cut, a terminated backend. Notifications sent while it was down are lost, so
+ * the plan's listeners are woken once it is back, as if one had come (until then the engines poll); lost
+ * events are lost, as a log line can be. Each notification carries this instance's id, so that its own
+ * are not heard back.
  */
 import { randomBytes } from 'node:crypto';
 import { Client, type Pool } from 'pg';
-import type { PlanSignal } from '../../ports.js';
+import type { EventRelay, PlanSignal, PublishingEvent, PublishingEventSink } from '../../ports.js';
 
 /** The channel of every instance's announcements (one per database: PostgreSQL scopes channels so). */
 export const PLAN_CHANNEL = 'social_publisher_plan';
+/** The channel of publishing events, as JSON: `{"from": instanceId, "event": PublishingEvent}`. */
+export const EVENT_CHANNEL = 'social_publisher_event';
 
 /** What an operator sees in pg_stat_activity for the listening connection. */
-export const LISTENER_NAME = 'social-publisher-mcp plan listener';
+export const LISTENER_NAME = 'social-publisher-mcp listener';
+
+/** A notification's payload must stay under 8000 bytes: an event's message is cut well before. */
+const EVENT_MESSAGE_CHARS = 2_000;
 
 const FIRST_RETRY_MS = 500;
 const LAST_RETRY_MS = 30_000;
 
-export interface PostgresPlanSignalOptions {
+export interface PostgresSignalsOptions {
   url: string;
   /** Announcements go out on the store's pool. */
   pool: Pool;
   log: (message: string) => void;
 }
 
-export class PostgresPlanSignal implements PlanSignal {
+export class PostgresSignals implements PlanSignal, EventRelay {
   /** Unique to this instance: its own announcements come back to it and are ignored. */
   readonly instanceId = randomBytes(8).toString('hex');
   private readonly listeners = new Set<() => void>();
+  private readonly hearers = new Set<PublishingEventSink>();
   private client: Client | undefined;
   /** The connection whose LISTEN has succeeded. */
   private listeningOn: Client | undefined;
@@ -39,7 +47,7 @@ export class PostgresPlanSignal implements PlanSignal {
   private downSince = 0;
   private closed = false;
 
-  constructor(private readonly options: PostgresPlanSignalOptions) {}
+  constructor(private readonly options: PostgresSignalsOptions) {}
 
   async announce(): Promise<void> {
     if (this.closed) return;
@@ -53,11 +61,37 @@ export class PostgresPlanSignal implements PlanSignal {
   }
 
   listen(wake: () => void): () => void {
-    this.listeners.add(wake);
+    return this.subscribe(this.listeners, wake);
+  }
+
+  relay(event: PublishingEvent): void {
+    if (this.closed) return;
+    const message =
+      event.message.length > EVENT_MESSAGE_CHARS
+        ? `${event.message.slice(0, EVENT_MESSAGE_CHARS)}…`
+        : event.message;
+    const payload = JSON.stringify({ from: this.instanceId, event: { ...event, message } });
+    this.options.pool.query('SELECT pg_notify($1, $2)', [EVENT_CHANNEL, payload]).catch((error) => {
+      this.options.log(
+        `passing a publishing event to the other instances failed: ${(error as Error).message}`,
+      );
+    });
+  }
+
+  hear(listener: PublishingEventSink): () => void {
+    return this.subscribe(this.hearers, listener);
+  }
+
+  private get subscribers(): number {
+    return this.listeners.size + this.hearers.size;
+  }
+
+  private subscribe<T>(set: Set<T>, listener: T): () => void {
+    set.add(listener);
     if (!this.client && !this.retryTimer && !this.closed) void this.connect();
     return () => {
-      this.listeners.delete(wake);
-      if (this.listeners.size === 0) this.disconnect();
+      set.delete(listener);
+      if (this.subscribers === 0) this.disconnect();
     };
   }
 
@@ -69,6 +103,7 @@ export class PostgresPlanSignal implements PlanSignal {
   async close(): Promise<void> {
     this.closed = true;
     this.listeners.clear();
+    this.hearers.clear();
     this.disconnect();
   }
 
@@ -90,16 +125,17 @@ export class PostgresPlanSignal implements PlanSignal {
       // A connection let go on purpose (disconnect) is not this instance's listener any more.
       if (this.client !== client) return;
       this.client = undefined;
-      if (!this.closed && this.listeners.size > 0) this.retryLater(error);
+      if (!this.closed && this.subscribers > 0) this.retryLater(error);
     };
     client.on('error', onLost);
     client.on('end', () => onLost());
     client.on('notification', (message) => {
       if (message.channel === PLAN_CHANNEL && message.payload !== this.instanceId) this.wakeAll();
+      if (message.channel === EVENT_CHANNEL) this.tellHearers(message.payload);
     });
     try {
       await client.connect();
-      await client.query(`LISTEN ${PLAN_CHANNEL}`);
+      await client.query(`LISTEN ${PLAN_CHANNEL}; LISTEN ${EVENT_CHANNEL}`);
     } catch (error) {
       onLost(error as Error);
       return;
@@ -112,7 +148,7 @@ export class PostgresPlanSignal implements PlanSignal {
     this.retryMs = FIRST_RETRY_MS;
     if (this.downSince !== 0) {
       this.options.log(
-        `listening for the other instances' plan changes again, after ${Math.round((Date.now() - this.downSince) / 1000)} s`,
+        `listening for the other instances' notifications again, after ${Math.round((Date.now() - this.downSince) / 1000)} s`,
       );
       this.downSince = 0;
       // Whatever was announced meanwhile was lost: look at the store once, as if told.
@@ -124,14 +160,14 @@ export class PostgresPlanSignal implements PlanSignal {
     if (this.downSince === 0) {
       this.downSince = Date.now();
       this.options.log(
-        `the connection listening for the other instances' plan changes is down (${error?.message ?? 'closed by the server'}); reconnecting, and polling meanwhile`,
+        `the connection listening for the other instances' notifications is down (${error?.message ?? 'closed by the server'}); reconnecting, and polling meanwhile`,
       );
     }
     const delayMs = this.retryMs;
     this.retryMs = Math.min(LAST_RETRY_MS, this.retryMs * 2);
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
-      if (!this.closed && this.listeners.size > 0) void this.connect();
+      if (!this.closed && this.subscribers > 0) void this.connect();
     }, delayMs);
     this.retryTimer.unref();
   }
@@ -143,6 +179,23 @@ export class PostgresPlanSignal implements PlanSignal {
     this.client = undefined;
     this.downSince = 0;
     if (client) void client.end().catch(() => undefined);
+  }
+
+  private tellHearers(payload: string | undefined): void {
+    let parsed: { from?: unknown; event?: PublishingEvent };
+    try {
+      parsed = JSON.parse(payload ?? '') as typeof parsed;
+    } catch {
+      return;
+    }
+    if (parsed.from === this.instanceId || !parsed.event) return;
+    for (const hear of this.hearers) {
+      try {
+        hear(parsed.event);
+      } catch {
+        // A session that cannot take an event misses it; the others do not.
+      }
+    }
   }
 
   private wakeAll(): void {
