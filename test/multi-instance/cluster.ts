@@ -15,6 +15,16 @@ import { afterAll, beforeAll } from 'vitest';
 import { CHILD_TIMEOUT_MS, childEnv, requireBuild, runMain, spawnMain, tempDir } from '../mcp/cli-harness.js';
 import { type PostgresServer, startPostgres } from '../postgres/harness.js';
 
+/**
+ * The program's commands in docs/deploy.md's order, as the tests run them (deploy-doc.test.ts holds the
+ * document to these: the same commands with the same flags).
+ */
+export const DEPLOY_COMMANDS = {
+  import: (file: string) => ['import', file],
+  createKey: (user: string) => ['keys', 'create', '--user', user],
+  serve: () => ['serve', '--host', '127.0.0.1', '--port', '0'],
+};
+
 export const TIMEZONE = 'America/New_York';
 export const CHANNELS = ['Mastodon', 'Bluesky', 'Telegram', 'LinkedIn'] as const;
 /** Deliveries (or comments) one instance sends at once: the most a kill can leave in doubt. */
@@ -115,9 +125,9 @@ export async function startCluster(
     ...options.env,
   });
   const onShared = { ...env, SOCIAL_PUBLISHER_DATA_DIR: sharedDir };
-  const imported = await runMain(['import', workspaceFile(root)], onShared);
+  const imported = await runMain(DEPLOY_COMMANDS.import(workspaceFile(root)), onShared);
   if (imported.code !== 0) throw new Error(`import failed: ${imported.stderr}`);
-  const created = await runMain(['keys', 'create', '--user', 'Ada'], onShared);
+  const created = await runMain(DEPLOY_COMMANDS.createKey('Ada'), onShared);
   if (created.code !== 0) throw new Error(`keys create failed: ${created.stderr}`);
   const apiKey = (JSON.parse(created.stdout) as { key: string }).key;
 
@@ -173,7 +183,7 @@ function instance(name: string, env: Record<string, string>, dataDir: string): I
     },
     async start() {
       if (running()) throw new Error(`${name} is running already`);
-      const started = spawnMain(['serve', '--port', '0'], env);
+      const started = spawnMain(DEPLOY_COMMANDS.serve(), env);
       child = started;
       exited = new Promise((resolve) => started.once('exit', (code) => resolve(code)));
       let stderr = '';
