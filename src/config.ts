@@ -3,14 +3,22 @@
  * validated and frozen. Errors are messages for the person at the terminal.
  */
 import { readFileSync } from 'node:fs';
-import { isIP } from 'node:net';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import {
+  ConfigError,
+  nonEmpty,
+  parseAllowList,
+  parseDatabase,
+  parseDrainSeconds,
+  parseLeaseSeconds,
+  parseTimeoutSeconds,
+} from './config-values.js';
 import { parseReadOnly, parseToolsets, type ToolSelection } from './mcp/toolsets.js';
 import { USAGE } from './usage.js';
 
-export { USAGE };
+export { ConfigError, USAGE };
 
 export type Command = 'stdio' | 'serve' | 'import' | 'connect' | 'disconnect' | 'keys' | 'help' | 'version';
 
@@ -88,10 +96,6 @@ export interface Config {
 /** Where deliveries go: the sandbox (records them) or a webhook (POSTs each, signed). */
 export type PublisherConfig = { kind: 'sandbox' } | { kind: 'webhook'; url: string; secret: string };
 
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
-
 /** The OS's per-user data directory for this program. */
 export function defaultDataDir(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): string {
   const home = homedir();
@@ -99,16 +103,6 @@ export function defaultDataDir(env: NodeJS.ProcessEnv, platform: NodeJS.Platform
   if (platform === 'win32')
     return join(env.LOCALAPPDATA ?? join(home, 'AppData', 'Local'), 'social-publisher-mcp');
   return join(env.XDG_DATA_HOME || join(home, '.local', 'share'), 'social-publisher-mcp');
-}
-
-/**
- * Empty means unset. So does an unexpanded `${user_config.x}` placeholder: an MCP bundle host may pass
- * one through when the user left that setting empty.
- */
-function nonEmpty(value: string | undefined): string | undefined {
-  const trimmed = value?.trim();
-  if (!trimmed || /^\$\{user_config\.\w+\}$/.test(trimmed)) return undefined;
-  return trimmed;
 }
 
 export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Readonly<Config> {
@@ -182,7 +176,11 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
   };
   const secretKey = nonEmpty(env.SOCIAL_PUBLISHER_SECRET_KEY);
   if (secretKey) config.secretKey = secretKey;
-  const database = parseDatabase(env, apiUrl);
+  const database = parseDatabase(
+    nonEmpty(env.SOCIAL_PUBLISHER_DATABASE_URL),
+    nonEmpty(env.SOCIAL_PUBLISHER_DATABASE_POOL_SIZE),
+    apiUrl,
+  );
   if (database) config.database = database;
   if (command === 'import') config.importFile = resolve(rest[0]!);
   if (command === 'connect') config.connect = parseConnect(rest[0]!, values, env);
@@ -308,90 +306,6 @@ function parseToolSelection(env: NodeJS.ProcessEnv): ToolSelection {
   } catch (error) {
     throw new ConfigError((error as Error).message);
   }
-}
-
-function parseTimeoutSeconds(value: string | undefined): number {
-  const text = nonEmpty(value);
-  if (text === undefined) return 30;
-  const seconds = Number(text);
-  if (!/^\d+$/.test(text) || seconds < 1 || seconds > 600) {
-    throw new ConfigError(
-      `SOCIAL_PUBLISHER_PLATFORM_TIMEOUT_SECONDS must be a whole number of seconds from 1 to 600, not "${text}".`,
-    );
-  }
-  return seconds;
-}
-
-/** Whole seconds from 2 (renewals come every third of it) to an hour. */
-function parseDatabase(env: NodeJS.ProcessEnv, apiUrl: string | undefined): Config['database'] {
-  const url = nonEmpty(env.SOCIAL_PUBLISHER_DATABASE_URL);
-  const pool = nonEmpty(env.SOCIAL_PUBLISHER_DATABASE_POOL_SIZE);
-  if (url === undefined) {
-    if (pool !== undefined)
-      throw new ConfigError(
-        'SOCIAL_PUBLISHER_DATABASE_POOL_SIZE applies to PostgreSQL: set SOCIAL_PUBLISHER_DATABASE_URL too.',
-      );
-    return undefined;
-  }
-  if (!/^postgres(ql)?:\/\/\S+$/.test(url)) {
-    throw new ConfigError(
-      'SOCIAL_PUBLISHER_DATABASE_URL must be a PostgreSQL URL (postgres://user:password@host:5432/database); unset it to store in SQLite.',
-    );
-  }
-  if (apiUrl !== undefined) {
-    throw new ConfigError(
-      'SOCIAL_PUBLISHER_DATABASE_URL and SOCIAL_PUBLISHER_API_URL exclude each other: remote mode stores nothing here.',
-    );
-  }
-  const poolSize = pool === undefined ? 10 : Number(pool);
-  if (!/^\d+$/.test(pool ?? '10') || poolSize < 1 || poolSize > 1000) {
-    throw new ConfigError(
-      `SOCIAL_PUBLISHER_DATABASE_POOL_SIZE must be a whole number from 1 to 1000, not "${pool}".`,
-    );
-  }
-  return { url, poolSize };
-}
-
-function parseLeaseSeconds(value: string | undefined): number {
-  const text = nonEmpty(value);
-  if (text === undefined) return 30;
-  const seconds = Number(text);
-  if (!/^\d+$/.test(text) || seconds < 2 || seconds > 3600) {
-    throw new ConfigError(
-      `SOCIAL_PUBLISHER_CLAIM_LEASE_SECONDS must be a whole number of seconds from 2 to 3600, not "${text}".`,
-    );
-  }
-  return seconds;
-}
-
-function parseDrainSeconds(value: string | undefined): number {
-  const text = nonEmpty(value);
-  if (text === undefined) return 0;
-  const seconds = Number(text);
-  if (!/^\d+$/.test(text) || seconds > 300) {
-    throw new ConfigError(
-      `SOCIAL_PUBLISHER_DRAIN_SECONDS must be a whole number of seconds from 0 to 300, not "${text}".`,
-    );
-  }
-  return seconds;
-}
-
-function parseAllowList(value: string | undefined): string[] {
-  const entries = (nonEmpty(value) ?? '')
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter(Boolean);
-  for (const entry of entries) {
-    const [address, prefix] = entry.split('/');
-    const family = isIP(address ?? '');
-    const bits = family === 6 ? 128 : 32;
-    if (!family || (prefix !== undefined && !(/^\d+$/.test(prefix) && Number(prefix) <= bits))) {
-      throw new ConfigError(
-        `SOCIAL_PUBLISHER_MEDIA_URL_ALLOW: "${entry}" is not an IP address or CIDR range.`,
-      );
-    }
-  }
-  return entries;
 }
 
 /** The environment wins over `publisher.json` in the data directory; neither means the sandbox. */

@@ -35,6 +35,7 @@ describe('architecture', () => {
     const upFront = [
       'main.ts',
       'config.ts',
+      'config-values.ts',
       'usage.ts',
       'logger.ts',
       'mcp/handshake.ts',

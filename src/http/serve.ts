@@ -1,8 +1,10 @@
 /**
  * `serve`: one HTTP listener with the REST API under /v1 and MCP (Streamable HTTP) at /mcp, both
- * authenticated with the same API keys. Bound to loopback, it refuses other Host and Origin headers
- * (DNS rebinding). Failed keys are throttled per client address across both (auth-throttle.ts).
- * SIGTERM/SIGINT stop it gracefully: no new requests, the ones under way finish.
+ * authenticated with the same API keys, and GET /health (health.ts) without a key. Bound to loopback, it
+ * refuses other Host and Origin headers (DNS rebinding). Failed keys are throttled per client address
+ * across both (auth-throttle.ts). SIGTERM/SIGINT stop it gracefully: /health turns to 503, then no new
+ * requests, and the ones under way finish. A post planned here wakes this process's engine and is
+ * announced to the other processes on the store (the PlanSignal port).
  */
 import type { AddressInfo } from 'node:net';
 import { serve as serveNode } from '@hono/node-server';

@@ -1,0 +1,106 @@
+/**
+ * The values of the settings, checked: text in (as config.ts read it from the environment), a value out,
+ * or a ConfigError that names the setting and says what it takes.
+ */
+import { isIP } from 'node:net';
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/**
+ * Empty means unset. So does an unexpanded `${user_config.x}` placeholder: an MCP bundle host may pass
+ * one through when the user left that setting empty.
+ */
+export function nonEmpty(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  if (!trimmed || /^\$\{user_config\.\w+\}$/.test(trimmed)) return undefined;
+  return trimmed;
+}
+
+export function parseTimeoutSeconds(value: string | undefined): number {
+  const text = nonEmpty(value);
+  if (text === undefined) return 30;
+  const seconds = Number(text);
+  if (!/^\d+$/.test(text) || seconds < 1 || seconds > 600) {
+    throw new ConfigError(
+      `SOCIAL_PUBLISHER_PLATFORM_TIMEOUT_SECONDS must be a whole number of seconds from 1 to 600, not "${text}".`,
+    );
+  }
+  return seconds;
+}
+
+/** SOCIAL_PUBLISHER_DATABASE_URL and _POOL_SIZE (absent: SQLite). */
+export function parseDatabase(
+  url: string | undefined,
+  pool: string | undefined,
+  apiUrl: string | undefined,
+): { url: string; poolSize: number } | undefined {
+  if (url === undefined) {
+    if (pool !== undefined)
+      throw new ConfigError(
+        'SOCIAL_PUBLISHER_DATABASE_POOL_SIZE applies to PostgreSQL: set SOCIAL_PUBLISHER_DATABASE_URL too.',
+      );
+    return undefined;
+  }
+  if (!/^postgres(ql)?:\/\/\S+$/.test(url)) {
+    throw new ConfigError(
+      'SOCIAL_PUBLISHER_DATABASE_URL must be a PostgreSQL URL (postgres://user:password@host:5432/database); unset it to store in SQLite.',
+    );
+  }
+  if (apiUrl !== undefined) {
+    throw new ConfigError(
+      'SOCIAL_PUBLISHER_DATABASE_URL and SOCIAL_PUBLISHER_API_URL exclude each other: remote mode stores nothing here.',
+    );
+  }
+  const poolSize = pool === undefined ? 10 : Number(pool);
+  if (!/^\d+$/.test(pool ?? '10') || poolSize < 1 || poolSize > 1000) {
+    throw new ConfigError(
+      `SOCIAL_PUBLISHER_DATABASE_POOL_SIZE must be a whole number from 1 to 1000, not "${pool}".`,
+    );
+  }
+  return { url, poolSize };
+}
+
+/** Whole seconds from 2 (renewals come every third of it) to an hour. */
+export function parseLeaseSeconds(value: string | undefined): number {
+  const text = nonEmpty(value);
+  if (text === undefined) return 30;
+  const seconds = Number(text);
+  if (!/^\d+$/.test(text) || seconds < 2 || seconds > 3600) {
+    throw new ConfigError(
+      `SOCIAL_PUBLISHER_CLAIM_LEASE_SECONDS must be a whole number of seconds from 2 to 3600, not "${text}".`,
+    );
+  }
+  return seconds;
+}
+
+export function parseDrainSeconds(value: string | undefined): number {
+  const text = nonEmpty(value);
+  if (text === undefined) return 0;
+  const seconds = Number(text);
+  if (!/^\d+$/.test(text) || seconds > 300) {
+    throw new ConfigError(
+      `SOCIAL_PUBLISHER_DRAIN_SECONDS must be a whole number of seconds from 0 to 300, not "${text}".`,
+    );
+  }
+  return seconds;
+}
+
+export function parseAllowList(value: string | undefined): string[] {
+  const entries = (nonEmpty(value) ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  for (const entry of entries) {
+    const [address, prefix] = entry.split('/');
+    const family = isIP(address ?? '');
+    const bits = family === 6 ? 128 : 32;
+    if (!family || (prefix !== undefined && !(/^\d+$/.test(prefix) && Number(prefix) <= bits))) {
+      throw new ConfigError(
+        `SOCIAL_PUBLISHER_MEDIA_URL_ALLOW: "${entry}" is not an IP address or CIDR range.`,
+      );
+    }
+  }
+  return entries;
+}
