@@ -79,6 +79,8 @@ export class PublishingPass {
   private readonly followUps: FollowUps;
   /** Set by `halt()`: the pass under way finishes what it is sending and claims nothing more. */
   private halted = false;
+  /** While deliveries are being sent: starts one more worker, if fewer than `concurrency` run. */
+  private startWorker: (() => void) | undefined;
 
   constructor(options: PublishingPassOptions) {
     this.store = options.store;
@@ -103,6 +105,15 @@ export class PublishingPass {
    */
   halt(): void {
     this.halted = true;
+  }
+
+  /**
+   * More may be pending than when the pass began (a post planned here or in another process): while it
+   * sends, one more worker starts, and each worker that finds a delivery starts another, up to
+   * `concurrency`. Workers that found nothing have ended; without this, the pass would go on with fewer.
+   */
+  moreWork(): void {
+    this.startWorker?.();
   }
 
   async run(): Promise<TickSummary> {
@@ -186,10 +197,18 @@ export class PublishingPass {
   private async sendPending(): Promise<{ sent: number; failed: number }> {
     let sent = 0;
     let failed = 0;
+    const running = new Set<Promise<void>>();
+    const startWorker = () => {
+      if (this.halted || running.size >= this.concurrency) return;
+      const run: Promise<void> = worker().finally(() => running.delete(run));
+      running.add(run);
+    };
     const worker = async () => {
       let [delivery] = this.halted
         ? []
         : await this.store.deliveries.claimPending(1, this.lease.claim(), this.clock.now());
+      // Found work: there may be more, for one more worker (up to `concurrency`), which does the same.
+      if (delivery) startWorker();
       while (delivery) {
         const claimed = delivery;
         this.lease.hold([claimed.id]);
@@ -211,7 +230,13 @@ export class PublishingPass {
         }
       }
     };
-    await Promise.all(Array.from({ length: this.concurrency }, worker));
+    for (let i = 0; i < this.concurrency; i++) startWorker();
+    this.startWorker = startWorker;
+    try {
+      while (running.size > 0) await Promise.all([...running]);
+    } finally {
+      this.startWorker = undefined;
+    }
     return { sent, failed };
   }
 

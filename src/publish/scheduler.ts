@@ -123,6 +123,7 @@ export class Scheduler {
     if (!this.isRunning) return;
     if (this.tick) {
       this.wakeRequested = true;
+      this.pass.moreWork();
       return;
     }
     // A burst of wakes (several posts planned at once, here or in other processes) reads the store
