@@ -70,7 +70,7 @@ export async function schedulerThroughput(options: { posts?: number } = {}): Pro
       fallback: publisher,
       readEnv: () => undefined,
       context: {
-        loadMedia: mediaLoader(runtime.store, undefined),
+        loadMedia: mediaLoader(runtime.store, runtime.media, undefined),
         clock,
         log: () => undefined,
         timeoutMs: 30_000,

@@ -2,25 +2,23 @@
  * The one place that reads process.env and argv. Defaults < environment < command line; the result is
  * validated and frozen. Errors are messages for the person at the terminal.
  */
+import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { ToolSelection } from './mcp/toolsets.js';
 import {
   ConfigError,
-  loadPublisherConfig,
   nonEmpty,
   parseAllowList,
   parseDatabase,
+  parseDrainSeconds,
   parseLeaseSeconds,
   parseTimeoutSeconds,
-  parseToolSelection,
-} from './settings.js';
+} from './config-values.js';
+import { parseReadOnly, parseToolsets, type ToolSelection } from './mcp/toolsets.js';
 import { USAGE } from './usage.js';
 
-export { ConfigError } from './settings.js';
-
-export { USAGE };
+export { ConfigError, USAGE };
 
 export type Command = 'stdio' | 'serve' | 'import' | 'connect' | 'disconnect' | 'keys' | 'help' | 'version';
 
@@ -83,6 +81,11 @@ export interface Config {
    * deliveries of one that stopped mid-send. Default 30 s.
    */
   claimLeaseMs: number;
+  /**
+   * `serve`, on SIGTERM: how long /health answers 503 while requests are still served, before the
+   * listener closes, so that a load balancer stops sending first. Default 0.
+   */
+  drainMs: number;
   /**
    * A PostgreSQL server to store in (`postgres://…`), shared by every instance that names it; absent:
    * SQLite, one file in the data directory.
@@ -167,12 +170,17 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
     publisher: loadPublisherConfig(env, resolvedDataDir),
     mediaUrlAllow: parseAllowList(env.SOCIAL_PUBLISHER_MEDIA_URL_ALLOW),
     claimLeaseMs: parseLeaseSeconds(env.SOCIAL_PUBLISHER_CLAIM_LEASE_SECONDS) * 1000,
+    drainMs: parseDrainSeconds(env.SOCIAL_PUBLISHER_DRAIN_SECONDS) * 1000,
     platformTimeoutMs: parseTimeoutSeconds(env.SOCIAL_PUBLISHER_PLATFORM_TIMEOUT_SECONDS) * 1000,
     readEnv: (name) => nonEmpty(env[name]),
   };
   const secretKey = nonEmpty(env.SOCIAL_PUBLISHER_SECRET_KEY);
   if (secretKey) config.secretKey = secretKey;
-  const database = parseDatabase(env, apiUrl);
+  const database = parseDatabase(
+    nonEmpty(env.SOCIAL_PUBLISHER_DATABASE_URL),
+    nonEmpty(env.SOCIAL_PUBLISHER_DATABASE_POOL_SIZE),
+    apiUrl,
+  );
   if (database) config.database = database;
   if (command === 'import') config.importFile = resolve(rest[0]!);
   if (command === 'connect') config.connect = parseConnect(rest[0]!, values, env);
@@ -287,6 +295,46 @@ function parseKeys(action: string, values: Values, apiUrl: string | undefined): 
   if (values.user) request.user = values.user;
   if (values.key) request.key = values.key;
   return request;
+}
+
+function parseToolSelection(env: NodeJS.ProcessEnv): ToolSelection {
+  try {
+    // A bundle host leaves an unset setting as its `${user_config.…}` placeholder: unset.
+    const toolsets = parseToolsets(nonEmpty(env.SOCIAL_PUBLISHER_TOOLSETS));
+    const readOnly = parseReadOnly(nonEmpty(env.SOCIAL_PUBLISHER_READ_ONLY));
+    return { readOnly, ...(toolsets ? { toolsets } : {}) };
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+}
+
+/** The environment wins over `publisher.json` in the data directory; neither means the sandbox. */
+function loadPublisherConfig(env: NodeJS.ProcessEnv, dataDir: string): PublisherConfig {
+  let file: { webhookUrl?: unknown; webhookSecret?: unknown } = {};
+  const path = join(dataDir, 'publisher.json');
+  try {
+    file = JSON.parse(readFileSync(path, 'utf8')) as typeof file;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+      throw new ConfigError(`Cannot read ${path}: ${(error as Error).message}`);
+    }
+  }
+  const url =
+    nonEmpty(env.SOCIAL_PUBLISHER_WEBHOOK_URL) ??
+    (typeof file.webhookUrl === 'string' ? file.webhookUrl : undefined);
+  const secret =
+    nonEmpty(env.SOCIAL_PUBLISHER_WEBHOOK_SECRET) ??
+    (typeof file.webhookSecret === 'string' ? file.webhookSecret : undefined);
+  if (url === undefined && secret === undefined) return { kind: 'sandbox' };
+  if (url === undefined || !/^https?:\/\/\S+$/.test(url)) {
+    throw new ConfigError('The webhook publisher needs an http(s) URL: set SOCIAL_PUBLISHER_WEBHOOK_URL.');
+  }
+  if (secret === undefined || secret.length < 16) {
+    throw new ConfigError(
+      'The webhook publisher needs a secret of at least 16 characters: set SOCIAL_PUBLISHER_WEBHOOK_SECRET.',
+    );
+  }
+  return { kind: 'webhook', url, secret };
 }
 
 const OPTIONS = {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Config } from './config.js';
 import { logInfo } from './logger.js';
 import { UrlDownloader } from './media/url-download.js';
-import { type Clock, type Store, systemClock } from './ports.js';
+import { type Clock, type EventRelay, type PlanSignal, type Store, systemClock } from './ports.js';
 import type { LocalServiceDeps } from './service/local-service.js';
 import { MediaDirectory } from './store/media-directory.js';
 import { openStore } from './store/open-store.js';
@@ -15,6 +15,10 @@ import { SecretBox } from './store/secret-box.js';
 
 export interface LocalRuntime extends LocalServiceDeps {
   store: Store;
+  /** Tells the other processes on the store that the plan changed, and hears them (ports.ts). */
+  planSignal: PlanSignal;
+  /** Passes publishing events (MCP logging) between the processes on the store (ports.ts). */
+  eventRelay: EventRelay;
   downloader: UrlDownloader;
   /** Seals and unseals channel secrets (the key is read on first use). */
   secrets: SecretBox;
@@ -27,7 +31,7 @@ export async function openLocalRuntime(
   options: { clock?: Clock; withDemo?: boolean } = {},
 ): Promise<LocalRuntime> {
   const clock = options.clock ?? systemClock;
-  const store = await openStore(config);
+  const { store, planSignal, eventRelay } = await openStore(config);
   try {
     const media = new MediaDirectory(join(config.dataDir, 'media'));
     // The workspace module (its schemas, the date library) is loaded only for an empty store.
@@ -39,6 +43,8 @@ export async function openLocalRuntime(
     const secrets = new SecretBox({ secretKey: config.secretKey, dataDir: config.dataDir }, logInfo);
     return {
       store,
+      planSignal,
+      eventRelay,
       media,
       clock,
       downloader,
@@ -46,10 +52,12 @@ export async function openLocalRuntime(
       defaultConnector: config.publisher?.kind ?? 'sandbox',
       close: async () => {
         void downloader.close();
+        await planSignal.close();
         await store.close();
       },
     };
   } catch (error) {
+    await planSignal.close();
     await store.close();
     throw error;
   }

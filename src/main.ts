@@ -46,13 +46,19 @@ function engineOptions(
     clock: runtime.clock,
     publisher: config.publisher,
     secrets: runtime.secrets,
+    media: runtime.media,
     downloader: runtime.downloader,
     readEnv: config.readEnv,
     platformTimeoutMs: config.platformTimeoutMs,
     claimLeaseMs: config.claimLeaseMs,
     version: VERSION,
     log: logInfo,
-    events: events.emit,
+    // This process's sessions hear its events at once; the other processes' sessions through the relay.
+    events: (event) => {
+      events.emit(event);
+      runtime.eventRelay.relay(event);
+    },
+    planSignal: runtime.planSignal,
   };
 }
 
@@ -110,6 +116,7 @@ async function runLocalStdio(config: Config): Promise<void> {
   ]);
   const runtime = await openLocalRuntime(config);
   const events = new PublishingEventFeed();
+  runtime.eventRelay.hear(events.emit);
   const engine = deferredEngine(async () => {
     const { startPublishingEngine } = await import('./publish/engine.js');
     return startPublishingEngine(engineOptions(config, runtime, events));
@@ -123,7 +130,14 @@ async function runLocalStdio(config: Config): Promise<void> {
     }
     // stdio: the client runs on this machine, so an upload path names one of its files.
     const service = new LocalPublishingService(
-      { ...runtime, onPlanChanged: () => engine.wake(), allowLocalPaths: true },
+      {
+        ...runtime,
+        onPlanChanged: () => {
+          engine.wake();
+          void runtime.planSignal.announce();
+        },
+        allowLocalPaths: true,
+      },
       user,
     );
     if (process.stdin.isTTY) {
@@ -216,6 +230,7 @@ async function runServe(config: Config): Promise<void> {
       logInfo(`API key of ${user.name}, shown this once (only its hash is stored): ${apiKey}`);
     }
     const events = new PublishingEventFeed();
+    runtime.eventRelay.hear(events.emit);
     const engine = await startPublishingEngine(engineOptions(config, runtime, events));
     const http = createHttpApp({
       runtime,
@@ -228,16 +243,36 @@ async function runServe(config: Config): Promise<void> {
     });
     const running = await listen(http, config);
     logInfo(`listening on ${running.url}: REST API at ${running.url}/v1, MCP at ${running.url}/mcp`);
-    await new Promise<void>((resolve) => {
-      process.once('SIGTERM', () => resolve());
-      process.once('SIGINT', () => resolve());
-    });
+    await stopSignal();
+    http.health.beginShutdown();
+    if (config.drainMs > 0) {
+      logInfo(`stopping: /health answers 503; still serving for ${config.drainMs / 1000} s`);
+      // A second signal ends the wait; past it, one more ends the process (Node's default).
+      await stopSignal(config.drainMs);
+    }
     logInfo('stopping: finishing requests under way');
     await running.close();
+    logInfo('stopping: finishing the sends under way');
     await engine.stop();
+    logInfo('stopped');
   } finally {
     await runtime.close();
   }
+}
+
+/** Resolves on SIGTERM or SIGINT, or after `timeoutMs`; the listeners go once it has resolved. */
+function stopSignal(timeoutMs?: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      process.off('SIGTERM', done);
+      process.off('SIGINT', done);
+      clearTimeout(timer);
+      resolve();
+    };
+    process.on('SIGTERM', done);
+    process.on('SIGINT', done);
+    const timer = timeoutMs === undefined ? undefined : setTimeout(done, timeoutMs);
+  });
 }
 
 async function runImport(config: Config): Promise<void> {

@@ -6,6 +6,7 @@
  */
 import type { DeliveryStatus } from './domain/delivery.js';
 import type { PostStatus } from './domain/post-schemas.js';
+import type { PublishingEvent, PublishingEventSink } from './publisher-port.js';
 import type {
   ApiKeyRecord,
   BrandRecord,
@@ -40,6 +41,44 @@ export interface Clock {
 }
 
 export const systemClock: Clock = { now: () => Date.now() };
+
+/**
+ * Tells the publishing engines of the other processes on one store that the plan changed: a post was
+ * planned, moved or set to publish now, or a stopping process left deliveries for the others. Each engine
+ * also polls the store (scheduler.ts), so a signal that is lost (a dropped connection) delays publishing
+ * until the next poll, and no more.
+ */
+export interface PlanSignal {
+  /** Tells the other processes; never rejects (a failure is logged, and the poll catches up). */
+  announce(): Promise<void>;
+  /** Calls `wake` whenever another process announces a change; returns what stops it. */
+  listen(wake: () => void): () => void;
+  close(): Promise<void>;
+}
+
+/**
+ * Carries each process's publishing events (MCP logging) to the MCP sessions of the other processes on
+ * the store, so that a session hears what happens to its brands' posts whichever instance publishes them.
+ * Best effort, like the log it feeds.
+ */
+export interface EventRelay {
+  /** Passes one of this process's events on to the others; never throws. */
+  relay(event: PublishingEvent): void;
+  /** Calls `hear` with the events the other processes relay; returns what stops it. */
+  hear(hear: PublishingEventSink): () => void;
+}
+
+/**
+ * The plan signal of a store whose processes cannot reach one another (SQLite: processes on one machine
+ * sharing a file): each notices the others' changes when it polls.
+ */
+export const pollingOnly: PlanSignal & EventRelay = {
+  announce: async () => undefined,
+  listen: () => () => undefined,
+  relay: () => undefined,
+  hear: () => () => undefined,
+  close: async () => undefined,
+};
 
 /**
  * What a search for a brand's next free queue slot learned: every slot of the queue `schedule` (timezone
@@ -128,6 +167,14 @@ export interface DeliveryStore {
   claimPending(limit: number, claim: Claim, nowMs: number): Promise<DeliveryRecord[]>;
   /** Extends the lease of those of `deliveryIds` still claimed by `claim.owner` (delivery or comment). */
   renew(deliveryIds: readonly number[], claim: Claim): Promise<void>;
+  /**
+   * Puts a delivery this owner claimed but has not begun to send back to `pending`, as if never claimed
+   * (its attempt not counted), for any process to claim at once: a stopping process hands back what it
+   * will not send. False when it is no longer `sending` under this owner's claim.
+   */
+  handBack(deliveryId: number, owner: string): Promise<boolean>;
+  /** The same for an auto-comment this owner claimed but has not begun to post. */
+  handBackComment(deliveryId: number, owner: string): Promise<boolean>;
   /** False when the delivery is no longer `sending` under this owner's claim. */
   markSent(deliveryId: number, owner: string, sent: SentDelivery, nowMs: number): Promise<boolean>;
   /** False when the delivery is no longer `sending` under this owner's claim. */
@@ -245,6 +292,8 @@ export interface Store {
    */
   transaction<T>(work: (tx: Store) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /** Answers a trivial query: the store can be reached and used now (a health check). */
+  ping(): Promise<void>;
 
   isEmpty(): Promise<boolean>;
   countUsers(): Promise<number>;
@@ -326,6 +375,8 @@ export interface MediaStore {
   ): Promise<StagedMedia & { token: string }>;
   /** Moves a staged file to its permanent place; returns the stored path. */
   commit(token: string, brandId: number, mediaId: string): Promise<string>;
+  /** The bytes of a stored file, found by brand and media id (not by the path stored with it). */
+  read(brandId: number, mediaId: string): Promise<Uint8Array>;
   /** Removes a staged file; never throws. */
   discard(token: string): Promise<void>;
   /** Removes a stored file; never throws. */

@@ -55,4 +55,13 @@ Environment:
                              or a passphrase of 16+ characters (default: a 0600 key file, secret.key, in the
                              data directory)
   SOCIAL_PUBLISHER_PLATFORM_TIMEOUT_SECONDS
-                             deadline of one request to Mastodon, Bluesky or Telegram (1-600, default 30)`;
+                             deadline of one request to Mastodon, Bluesky or Telegram (1-600, default 30)
+  SOCIAL_PUBLISHER_DATABASE_URL
+                             postgres://user:password@host:5432/database = store in PostgreSQL instead of
+                             the SQLite file; several serve instances may share it (see docs/deploy.md)
+  SOCIAL_PUBLISHER_DATABASE_POOL_SIZE
+                             PostgreSQL connections per process (1-1000, default 10), plus one that listens
+                             for the other instances' plan changes
+  SOCIAL_PUBLISHER_DRAIN_SECONDS
+                             serve, on SIGTERM: answer GET /health with 503 this long while still serving
+                             requests, then stop accepting (0-300, default 0), so a load balancer moves away`;

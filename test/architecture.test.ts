@@ -35,7 +35,7 @@ describe('architecture', () => {
     const upFront = [
       'main.ts',
       'config.ts',
-      'settings.ts',
+      'config-values.ts',
       'usage.ts',
       'logger.ts',
       'mcp/handshake.ts',

@@ -1,8 +1,10 @@
 /**
  * `serve`: one HTTP listener with the REST API under /v1 and MCP (Streamable HTTP) at /mcp, both
- * authenticated with the same API keys. Bound to loopback, it refuses other Host and Origin headers
- * (DNS rebinding). Failed keys are throttled per client address across both (auth-throttle.ts).
- * SIGTERM/SIGINT stop it gracefully: no new requests, the ones under way finish.
+ * authenticated with the same API keys, and GET /health (health.ts) without a key. Bound to loopback, it
+ * refuses other Host and Origin headers (DNS rebinding). Failed keys are throttled per client address
+ * across both (auth-throttle.ts). SIGTERM/SIGINT stop it gracefully: /health turns to 503, then no new
+ * requests, and the ones under way finish. A post planned here wakes this process's engine and is
+ * announced to the other processes on the store (the PlanSignal port).
  */
 import type { AddressInfo } from 'node:net';
 import { serve as serveNode } from '@hono/node-server';
@@ -29,6 +31,7 @@ import {
   clientAddress,
   tooManyAttemptsResponse,
 } from './auth-throttle.js';
+import { HealthCheck } from './health.js';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
@@ -45,6 +48,8 @@ function hostnameOf(hostHeader: string): string {
 export interface HttpApp {
   app: Hono;
   sessions: McpHttpSessions;
+  /** GET /health; `beginShutdown()` turns it to 503. */
+  health: HealthCheck;
 }
 
 export function createHttpApp(options: {
@@ -66,7 +71,15 @@ export function createHttpApp(options: {
 }): HttpApp {
   const { runtime } = options;
   // Over HTTP the caller is not on this machine: an upload path would read the server's files.
-  const deps = { ...runtime, onPlanChanged: () => options.engine?.scheduler.wake(), allowLocalPaths: false };
+  const deps = {
+    ...runtime,
+    onPlanChanged: () => {
+      options.engine?.scheduler.wake();
+      void runtime.planSignal.announce();
+    },
+    allowLocalPaths: false,
+  };
+  const health = new HealthCheck({ store: runtime.store, engine: options.engine, log: options.log });
   const serviceFor = (user: UserRecord) => new LocalPublishingService(deps, user);
   const throttle = new AuthThrottle(options.authThrottle);
   const sessions = new McpHttpSessions({
@@ -114,6 +127,10 @@ export function createHttpApp(options: {
       await next();
     });
   }
+  app.get('/health', async (c) => {
+    const { code, body } = await health.check();
+    return c.json(body, code, { 'cache-control': 'no-store' });
+  });
   app.all('/mcp', async (c) => {
     const apiKey = presentedKey(c.req.header('authorization'));
     let admission: Admission<UserRecord>;
@@ -137,7 +154,7 @@ export function createHttpApp(options: {
       authThrottle: throttle,
     }),
   );
-  return { app, sessions };
+  return { app, sessions, health };
 }
 
 export interface RunningServer {
@@ -158,6 +175,7 @@ export async function listen(http: HttpApp, config: Pick<Config, 'host' | 'port'
   return {
     url: `http://${host}:${port}`,
     async close() {
+      http.health.beginShutdown();
       const node = server as import('node:http').Server;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       node.closeIdleConnections();

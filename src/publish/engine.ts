@@ -3,7 +3,15 @@
  * configured default for the others) and the loop that drives them.
  */
 import type { PublisherConfig } from '../config.js';
-import type { Clock, MediaDownloader, Publisher, PublishingEventSink, Store } from '../ports.js';
+import type {
+  Clock,
+  MediaDownloader,
+  MediaStore,
+  PlanSignal,
+  Publisher,
+  PublishingEventSink,
+  Store,
+} from '../ports.js';
 import type { SecretBox } from '../store/secret-box.js';
 import { ChannelConnectors } from './channel-connectors.js';
 import { mediaLoader } from './media-loader.js';
@@ -15,7 +23,13 @@ export interface PublishingEngine {
   readonly publisher: Publisher;
   readonly connectors: ChannelConnectors;
   readonly scheduler: Scheduler;
-  /** Stops the loop (after the tick under way) and releases the connectors. */
+  /** `running` until `stop()` is called, `stopping` until it has returned, then `stopped`. */
+  readonly state: 'running' | 'stopping' | 'stopped';
+  /**
+   * Stops the loop (after the sends under way; what it claimed but had not begun to send is handed
+   * back), tells the other processes on the store that there may be work for them, and releases the
+   * connectors.
+   */
   stop(): Promise<void>;
 }
 
@@ -26,6 +40,8 @@ export async function startPublishingEngine(options: {
   publisher: PublisherConfig;
   /** Unseals the secrets of connected channels. */
   secrets: SecretBox;
+  /** Uploaded media files, for connectors that upload them. */
+  media?: Pick<MediaStore, 'read'>;
   /** Downloads media given by URL for connectors that upload it. */
   downloader?: MediaDownloader;
   /** Reads an environment variable that a workspace file named as a channel's secret. */
@@ -38,6 +54,8 @@ export async function startPublishingEngine(options: {
   log: (message: string) => void;
   /** Told what happens to each post, for the users of its brand (MCP logging). */
   events?: PublishingEventSink;
+  /** Wakes the loop when another process on the store plans a post; told when this engine stops. */
+  planSignal?: PlanSignal;
 }): Promise<PublishingEngine> {
   const publisher: Publisher =
     options.publisher.kind === 'webhook'
@@ -54,7 +72,7 @@ export async function startPublishingEngine(options: {
     fallback: publisher,
     readEnv: options.readEnv ?? (() => undefined),
     context: {
-      loadMedia: mediaLoader(options.store, options.downloader),
+      loadMedia: mediaLoader(options.store, options.media, options.downloader),
       clock: options.clock,
       log: options.log,
       timeoutMs: options.platformTimeoutMs ?? 30_000,
@@ -71,13 +89,27 @@ export async function startPublishingEngine(options: {
     leaseMs: options.claimLeaseMs,
   });
   scheduler.start();
+  const stopListening = options.planSignal?.listen(() => scheduler.wake());
+  let state: PublishingEngine['state'] = 'running';
+  let stopping: Promise<void> | undefined;
   return {
     publisher,
     connectors,
     scheduler,
-    async stop() {
-      await scheduler.stop();
-      await connectors.close();
+    get state() {
+      return state;
+    },
+    stop() {
+      stopping ??= (async () => {
+        state = 'stopping';
+        stopListening?.();
+        await scheduler.stop();
+        // What this process handed back or left due is the others' now: they need not wait for a poll.
+        await options.planSignal?.announce();
+        await connectors.close();
+        state = 'stopped';
+      })();
+      return stopping;
     },
   };
 }

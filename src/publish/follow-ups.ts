@@ -36,23 +36,30 @@ export class FollowUps {
       this.options.lease.hold([delivery.id]);
       const post = await store.posts.get(delivery.postId);
       const text = post?.payload.comment?.comment;
-      let outcome: PublishOutcome;
+      let outcome: PublishOutcome | undefined;
       let publisher: Publisher | undefined;
       try {
         publisher = await this.options.connectors.forChannel(delivery.channelId);
-        outcome = text
-          ? await publisher.comment({
-              deliveryId: delivery.id,
-              postId: delivery.postId,
-              brandId: post!.brandId,
-              channel: { id: delivery.channelId, name: delivery.channelName, type: delivery.channelType },
-              externalId: delivery.externalId,
-              comment: text,
-              idempotencyKey: `${await store.connections.storeId()}-${delivery.id}-comment`,
-            })
-          : { ok: false, reason: 'The post no longer has a comment.' };
+        const idempotencyKey = `${await store.connections.storeId()}-${delivery.id}-comment`;
+        // Claimed, not begun, and the server is stopping: handed back below, for another process.
+        if (!halted())
+          outcome = text
+            ? await publisher.comment({
+                deliveryId: delivery.id,
+                postId: delivery.postId,
+                brandId: post!.brandId,
+                channel: { id: delivery.channelId, name: delivery.channelName, type: delivery.channelType },
+                externalId: delivery.externalId,
+                comment: text,
+                idempotencyKey,
+              })
+            : { ok: false, reason: 'The post no longer has a comment.' };
       } catch (error) {
         outcome = this.options.crashed(publisher, delivery, error);
+      }
+      if (!outcome) {
+        await this.handBack(delivery);
+        break;
       }
       const nowMs = this.options.clock.now();
       // A comment has no attempt count of its own: one retry budget per delivery, counted by its attempts.
@@ -92,6 +99,15 @@ export class FollowUps {
       }
     }
     return posted;
+  }
+
+  private async handBack(delivery: DeliveryRecord): Promise<void> {
+    const { store, lease } = this.options;
+    try {
+      await store.deliveries.handBackComment(delivery.id, lease.owner);
+    } finally {
+      lease.release(delivery.id);
+    }
   }
 
   /**

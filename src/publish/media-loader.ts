@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { PlatformMedia } from '../domain/delivery.js';
-import type { MediaDownloader, Store } from '../ports.js';
+import type { MediaDownloader, MediaStore, Store } from '../ports.js';
 import { detectType } from '../service/upload-media.js';
 import type { LoadedMedia } from './connector.js';
 
@@ -18,12 +18,17 @@ const EXTENSIONS: Record<string, string> = {
   'application/pdf': 'pdf',
 };
 
-export function mediaLoader(store: Store, downloader: MediaDownloader | undefined) {
+export function mediaLoader(
+  store: Store,
+  files: Pick<MediaStore, 'read'> | undefined,
+  downloader: MediaDownloader | undefined,
+) {
   return async (brandId: number, media: PlatformMedia): Promise<LoadedMedia> => {
     if (media.id !== undefined) {
       const [record] = await store.findMedia(brandId, [media.id]);
       if (!record) throw new Error(`The media ${media.id} no longer exists.`);
-      const bytes = await readFile(record.path);
+      // Under this process's media directory: another instance sharing it may mount it elsewhere.
+      const bytes = files ? await files.read(brandId, record.id) : await readFile(record.path);
       return { bytes, type: record.type, name: `${record.id}.${EXTENSIONS[record.type] ?? 'bin'}` };
     }
     if (!media.url || !downloader) throw new Error('The media element has neither an id nor a URL to read.');

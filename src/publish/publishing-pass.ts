@@ -59,6 +59,9 @@ export interface PublishingPassOptions {
   concurrency: number;
 }
 
+/** What `sendOne` answers for a delivery it handed back instead of sending (the pass was halted). */
+const HANDED_BACK = Symbol('handed back');
+
 const IN_DOUBT_REASON =
   'The server stopped while sending this delivery, so whether it arrived is unknown; it was not sent again, to avoid a duplicate. Check the channel, then publish again if it is missing.';
 const COMMENT_IN_DOUBT_REASON =
@@ -76,6 +79,8 @@ export class PublishingPass {
   private readonly followUps: FollowUps;
   /** Set by `halt()`: the pass under way finishes what it is sending and claims nothing more. */
   private halted = false;
+  /** While deliveries are being sent: starts one more worker, if fewer than `concurrency` run. */
+  private startWorker: (() => void) | undefined;
 
   constructor(options: PublishingPassOptions) {
     this.store = options.store;
@@ -95,10 +100,20 @@ export class PublishingPass {
 
   /**
    * Ends the pass under way early (a server stopping): deliveries and comments being sent finish and are
-   * recorded, nothing more is claimed, and what is left stays pending for the next process.
+   * recorded, nothing more is claimed, one claimed but not yet begun is handed back (pending again, for
+   * any process to send at once rather than after its lease), and what is left stays pending.
    */
   halt(): void {
     this.halted = true;
+  }
+
+  /**
+   * More may be pending than when the pass began (a post planned here or in another process): while it
+   * sends, one more worker starts, and each worker that finds a delivery starts another, up to
+   * `concurrency`. Workers that found nothing have ended; without this, the pass would go on with fewer.
+   */
+  moreWork(): void {
+    this.startWorker?.();
   }
 
   async run(): Promise<TickSummary> {
@@ -182,15 +197,24 @@ export class PublishingPass {
   private async sendPending(): Promise<{ sent: number; failed: number }> {
     let sent = 0;
     let failed = 0;
+    const running = new Set<Promise<void>>();
+    const startWorker = () => {
+      if (this.halted || running.size >= this.concurrency) return;
+      const run: Promise<void> = worker().finally(() => running.delete(run));
+      running.add(run);
+    };
     const worker = async () => {
       let [delivery] = this.halted
         ? []
         : await this.store.deliveries.claimPending(1, this.lease.claim(), this.clock.now());
+      // Found work: there may be more, for one more worker (up to `concurrency`), which does the same.
+      if (delivery) startWorker();
       while (delivery) {
         const claimed = delivery;
         this.lease.hold([claimed.id]);
         try {
           const result = await this.sendOne(claimed, await this.store.posts.get(claimed.postId));
+          if (result === HANDED_BACK) return;
           if (result.ok) sent++;
           else failed++;
           delivery = result.next;
@@ -206,7 +230,13 @@ export class PublishingPass {
         }
       }
     };
-    await Promise.all(Array.from({ length: this.concurrency }, worker));
+    for (let i = 0; i < this.concurrency; i++) startWorker();
+    this.startWorker = startWorker;
+    try {
+      while (running.size > 0) await Promise.all([...running]);
+    } finally {
+      this.startWorker = undefined;
+    }
     return { sent, failed };
   }
 
@@ -218,16 +248,16 @@ export class PublishingPass {
   private async sendOne(
     delivery: DeliveryRecord,
     post: PostRecord | undefined,
-  ): Promise<{ ok: boolean; next: DeliveryRecord | undefined }> {
+  ): Promise<{ ok: boolean; next: DeliveryRecord | undefined } | typeof HANDED_BACK> {
     const { store } = this;
-    let outcome: PublishOutcome;
+    let outcome: PublishOutcome | undefined;
     let publisher: Publisher | undefined;
     if (!post || !delivery.content) {
       outcome = { ok: false, reason: 'The post of this delivery no longer exists.' };
     } else {
       try {
         publisher = await this.connectors.forChannel(delivery.channelId);
-        outcome = await publisher.deliver({
+        const job = {
           deliveryId: delivery.id,
           postId: post.id,
           brandId: post.brandId,
@@ -236,9 +266,15 @@ export class PublishingPass {
           idempotencyKey: `${await store.connections.storeId()}-${delivery.id}`,
           dueAtMs: post.dueAtMs ?? post.createdAtMs,
           attempt: delivery.attempts,
-        });
+        };
+        // Halted since the claim (taken with the previous delivery's outcome): nothing was sent yet.
+        if (!this.halted) outcome = await publisher.deliver(job);
       } catch (error) {
         outcome = this.crashed(publisher, delivery, error);
+      }
+      if (!outcome) {
+        await this.handBack(delivery);
+        return HANDED_BACK;
       }
     }
     const nowMs = this.clock.now();
@@ -296,6 +332,20 @@ export class PublishingPass {
     if (settled) events.push(postSettled(about, settled));
     this.announce(about, events);
     return { ok: outcome.ok, next };
+  }
+
+  /**
+   * A delivery claimed but not begun, in a halted pass: back to pending, so that another process sends it
+   * now instead of once the lease has run out. If the store cannot be told, the lease runs out as usual.
+   */
+  private async handBack(delivery: DeliveryRecord): Promise<void> {
+    try {
+      if (await this.store.deliveries.handBack(delivery.id, this.lease.owner)) {
+        this.log(`stopping: delivery ${delivery.id} handed back unsent, for another process to send now`);
+      }
+    } finally {
+      this.lease.release(delivery.id);
+    }
   }
 
   /** Records a failed send as the decision says, in the transaction `tx`; false when the claim is no longer ours. */

@@ -47,7 +47,10 @@ export class Scheduler {
   /** Ticks that failed in a row, and the last error logged: a repeating failure is logged once. */
   private failedTicks = 0;
   private lastFailure: string | undefined;
-  private running = false;
+  private isRunning = false;
+  /** A re-plan is reading the store; wakes meanwhile ask for one more after it (`replanAgain`). */
+  private replanning = false;
+  private replanAgain = false;
   private timer: NodeJS.Timeout | undefined;
   private tick: Promise<unknown> | undefined;
   private wakeRequested = false;
@@ -85,9 +88,14 @@ export class Scheduler {
     return this.lease.owner;
   }
 
+  /** Between `start()` and `stop()`. */
+  get running(): boolean {
+    return this.isRunning;
+  }
+
   start(): void {
-    if (this.running) return;
-    this.running = true;
+    if (this.isRunning) return;
+    this.isRunning = true;
     this.schedule(0);
   }
 
@@ -96,7 +104,7 @@ export class Scheduler {
    * It claims nothing more: what is left stays pending for the next process.
    */
   async stop(): Promise<void> {
-    this.running = false;
+    this.isRunning = false;
     clearTimeout(this.timer);
     this.timer = undefined;
     if (this.tick) this.pass.halt();
@@ -112,12 +120,26 @@ export class Scheduler {
    * three index reads.)
    */
   wake(): void {
-    if (!this.running) return;
+    if (!this.isRunning) return;
     if (this.tick) {
       this.wakeRequested = true;
+      this.pass.moreWork();
       return;
     }
-    void this.replan();
+    // A burst of wakes (several posts planned at once, here or in other processes) reads the store
+    // twice, not once per wake: the re-plan under way, then one that sees everything since.
+    if (this.replanning) {
+      this.replanAgain = true;
+      return;
+    }
+    this.replanning = true;
+    void this.replan().finally(() => {
+      this.replanning = false;
+      if (this.replanAgain) {
+        this.replanAgain = false;
+        this.wake();
+      }
+    });
   }
 
   private async replan(): Promise<void> {
@@ -128,7 +150,7 @@ export class Scheduler {
       // The caller's change is committed; a tick at once finds whatever it was.
       this.log(`re-planning the publishing loop failed: ${(error as Error).stack ?? String(error)}`);
     }
-    if (!this.running) return;
+    if (!this.isRunning) return;
     // A tick began while the store was read: it re-plans when it ends (ticks never overlap).
     if (this.tick) {
       this.wakeRequested = true;
@@ -165,7 +187,7 @@ export class Scheduler {
     } catch (error) {
       this.tickFailed(error);
     }
-    if (!this.running) return;
+    if (!this.isRunning) return;
     const woken = this.wakeRequested;
     this.wakeRequested = false;
     let delayMs = this.maxSleepMs;
@@ -179,7 +201,7 @@ export class Scheduler {
     if (this.failedTicks > 0) {
       delayMs = Math.max(delayMs, Math.min(this.maxSleepMs, 1000 * 2 ** (this.failedTicks - 1)));
     }
-    if (this.running) this.schedule(delayMs);
+    if (this.isRunning) this.schedule(delayMs);
   }
 
   private tickSucceeded(): void {

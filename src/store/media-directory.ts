@@ -1,12 +1,15 @@
 /**
  * The MediaStore port on a directory: files are streamed into `staging/` while hashed and measured,
- * then renamed into `<brandId>/<mediaId>` once accepted. A rejected or interrupted upload leaves
- * nothing behind. A write the disk refuses (full, read-only) is the service's typed storage fault.
+ * flushed to disk, then renamed into `<brandId>/<mediaId>` once accepted, before the media's row is
+ * written. So whoever can see a media id (this process, or another instance sharing the directory on a
+ * shared volume) finds its whole file: never a partial one, also after a crash. A rejected or interrupted
+ * upload leaves nothing behind. A write the disk refuses (full, read-only) is the service's typed storage
+ * fault. Files are found by brand and media id under this directory, wherever each instance mounts it.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createWriteStream, readdirSync, rmSync, statSync } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
 import { StorageFullError, StorageReadOnlyError } from '../domain/errors.js';
@@ -56,7 +59,8 @@ export class MediaDirectory implements MediaStore {
   ): Promise<StagedMedia & { token: string }> {
     const token = randomBytes(16).toString('hex');
     const path = join(this.staging, token);
-    const out = createWriteStream(path, { flags: 'wx' });
+    // flush: the bytes are on disk before the file is renamed into place (and its row committed).
+    const out = createWriteStream(path, { flags: 'wx', flush: true });
     // Errors surface through `once(out, 'drain')` and `finished(out)`; without a listener a write still in
     // flight when the transfer fails would be thrown at the process. Kept: only the file's own errors are
     // storage faults (a failing source, such as a download, is not).
@@ -113,6 +117,10 @@ export class MediaDirectory implements MediaStore {
       throw mediaWriteFault(error);
     }
     return target;
+  }
+
+  async read(brandId: number, mediaId: string): Promise<Uint8Array> {
+    return readFile(join(this.root, String(brandId), mediaId));
   }
 
   async discard(token: string): Promise<void> {

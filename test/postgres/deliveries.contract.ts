@@ -162,6 +162,37 @@ export function deliveriesContract(open: OpenStore): void {
       expect(failed?.reason).toMatch(/^Refused: /);
     });
 
+    it('takes a claim handed back by its owner as never made: pending, no owner, the attempt uncounted', async () => {
+      const ws = await seedWorkspace(await open());
+      const { deliveries } = ws.store;
+      const {
+        postId,
+        ids: [a, b],
+      } = await postWithDeliveries(ws);
+      await deliveries.claimPending(2, mine(NOW + 3 * MINUTE), NOW);
+      expect(await deliveries.handBack(a, 'scheduler-b')).toBe(false);
+      expect(await deliveries.handBack(a, 'scheduler-a')).toBe(true);
+      expect(await deliveries.handBack(a, 'scheduler-a')).toBe(false);
+      expect(await deliveries.markSent(a, 'scheduler-a', sent, NOW)).toBe(false);
+      expect((await deliveriesById(ws, postId)).get(a)).toMatchObject({ status: 'pending', attempts: 0 });
+      // Claimable at once by anyone, and no lease of it left to wait for.
+      expect(await deliveries.nextLeaseEndMs()).toBe(NOW + 3 * MINUTE);
+      expect(await deliveries.claimPending(1, theirs(), NOW)).toMatchObject([{ id: a, attempts: 1 }]);
+
+      // An auto-comment the same way; the delivery it follows stays sent.
+      await deliveries.markSent(b, 'scheduler-a', { ...sent, commentDueAtMs: NOW }, NOW);
+      expect(await deliveries.claimDueComments(1, mine(), NOW)).toMatchObject([{ id: b }]);
+      expect(await deliveries.handBackComment(b, 'scheduler-b')).toBe(false);
+      expect(await deliveries.handBackComment(b, 'scheduler-a')).toBe(true);
+      expect(await deliveries.handBackComment(b, 'scheduler-a')).toBe(false);
+      expect((await deliveriesById(ws, postId)).get(b)).toMatchObject({
+        status: 'sent',
+        commentStatus: 'pending',
+        attempts: 1,
+      });
+      expect(await deliveries.claimDueComments(1, theirs(), NOW)).toMatchObject([{ id: b }]);
+    });
+
     it('takes back a claim whose lease ended, once, unless its owner renewed it meanwhile', async () => {
       const ws = await seedWorkspace(await open());
       const { deliveries } = ws.store;

@@ -61,7 +61,7 @@ function channelConnectors() {
     fallback,
     readEnv: (name) => env.get(name),
     context: {
-      loadMedia: mediaLoader(store, undefined),
+      loadMedia: mediaLoader(store, undefined, undefined),
       clock: rt.clock,
       log: () => undefined,
       timeoutMs: 5_000,

@@ -182,6 +182,27 @@ export class PostgresDeliveryStore implements AsyncDeliveryStore {
     );
   }
 
+  async handBack(deliveryId: number, owner: string): Promise<boolean> {
+    const changed = await this.sql.change(
+      `UPDATE deliveries SET status = 'pending', attempts = attempts - 1, claimed_at_ms = NULL,
+         claim_owner = NULL, lease_until_ms = NULL
+       WHERE id = $1 AND status = 'sending' AND claim_owner = $2`,
+      deliveryId,
+      owner,
+    );
+    return changed === 1;
+  }
+
+  async handBackComment(deliveryId: number, owner: string): Promise<boolean> {
+    const changed = await this.sql.change(
+      `UPDATE deliveries SET comment_status = 'pending', claim_owner = NULL, lease_until_ms = NULL
+       WHERE id = $1 AND comment_status = 'sending' AND claim_owner = $2`,
+      deliveryId,
+      owner,
+    );
+    return changed === 1;
+  }
+
   async markSent(deliveryId: number, owner: string, sent: SentDelivery, nowMs: number): Promise<boolean> {
     const changed = await this.sql.change(
       `UPDATE deliveries SET status = 'sent', external_id = $1, url = $2, sent_at_ms = $3, reason = NULL,

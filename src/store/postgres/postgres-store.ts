@@ -35,11 +35,13 @@ import {
   USER_COLUMNS,
 } from './records.js';
 import { PostgresSandboxOutbox } from './sandbox-rows.js';
+import { PostgresSignals } from './signals.js';
 import { PoolSql, type Row, type Sql } from './sql.js';
 import { upsertBrand, upsertChannel, upsertCollection, upsertUser } from './workspace-upserts.js';
 
 /** What the store and the stores bound to its transactions share. */
 interface Shared {
+  url: string;
   pool: Pool;
   memo: ConnectionMemo;
   closed: boolean;
@@ -66,11 +68,16 @@ export class PostgresStore implements AsyncStore {
   /** Connects to the database at `url` (a `postgres://` URL) and brings its schema up to date. */
   static async open(url: string, options: { poolSize?: number } = {}): Promise<PostgresStore> {
     const pool = await openPool(url, options);
-    return new PostgresStore(new PoolSql(pool), { pool, memo: {}, closed: false });
+    return new PostgresStore(new PoolSql(pool), { url, pool, memo: {}, closed: false });
   }
 
   transaction<T>(work: (tx: AsyncStore) => Promise<T>): Promise<T> {
     return this.sql.transaction((sql) => work(sql === this.sql ? this : new PostgresStore(sql, this.shared)));
+  }
+
+  /** The signals between the instances on this database: LISTEN/NOTIFY (signals.ts). */
+  signals(log: (message: string) => void): PostgresSignals {
+    return new PostgresSignals({ url: this.shared.url, pool: this.shared.pool, log });
   }
 
   /** Ends the pool once the connections lent out come back; a second call does nothing. */
@@ -79,6 +86,10 @@ export class PostgresStore implements AsyncStore {
     if (this.shared.closed) return;
     this.shared.closed = true;
     await this.shared.pool.end();
+  }
+
+  async ping(): Promise<void> {
+    await this.sql.get('SELECT 1');
   }
 
   async isEmpty(): Promise<boolean> {

@@ -1,40 +1,9 @@
 /** The DeliveryStore port on SQLite. */
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../domain/delivery.js';
 import type { Claim, DeliveryRecord, DeliveryStore, NewDelivery, SentDelivery } from '../../ports.js';
-import type { Row, Sql } from './sql.js';
+import { DELIVERY_COLUMNS as COLUMNS, toDelivery } from './records.js';
+import type { Sql } from './sql.js';
 import type { TransactionScope } from './transaction-scope.js';
-
-const COLUMNS = `id, post_id, channel_id, channel_name, channel_type, status, reason, notes, content, external_id,
-  url, attempts, retry_at_ms, sent_at_ms, comment_status, comment_due_at_ms, comment_sent_at_ms, comment_reason,
-  poll_close_at_ms, poll_close_status`;
-
-const nullableNumber = (value: unknown) => (value === null || value === undefined ? null : Number(value));
-const nullableString = (value: unknown) => (value === null || value === undefined ? null : String(value));
-
-function toDelivery(row: Row): DeliveryRecord {
-  return {
-    id: Number(row.id),
-    postId: Number(row.post_id),
-    channelId: Number(row.channel_id),
-    channelName: String(row.channel_name),
-    channelType: String(row.channel_type) as DeliveryRecord['channelType'],
-    status: String(row.status) as DeliveryStatus,
-    reason: nullableString(row.reason),
-    notes: JSON.parse(String(row.notes)) as string[],
-    content: row.content === null ? null : (JSON.parse(String(row.content)) as DeliveryRecord['content']),
-    externalId: nullableString(row.external_id),
-    url: nullableString(row.url),
-    attempts: Number(row.attempts),
-    retryAtMs: nullableNumber(row.retry_at_ms),
-    sentAtMs: nullableNumber(row.sent_at_ms),
-    commentStatus: String(row.comment_status) as DeliveryRecord['commentStatus'],
-    commentDueAtMs: nullableNumber(row.comment_due_at_ms),
-    commentSentAtMs: nullableNumber(row.comment_sent_at_ms),
-    commentReason: nullableString(row.comment_reason),
-    pollCloseAtMs: nullableNumber(row.poll_close_at_ms),
-    pollCloseStatus: String(row.poll_close_status) as DeliveryRecord['pollCloseStatus'],
-  };
-}
 
 /**
  * What a claim is on: a delivery (its `status`) or its auto-comment (`comment_status`). A claim whose
@@ -155,6 +124,31 @@ export class SqliteDeliveryStore implements DeliveryStore {
         }
       });
     });
+  }
+
+  handBack(deliveryId: number, owner: string): Promise<boolean> {
+    return this.scope.run(
+      () =>
+        this.sql.change(
+          `UPDATE deliveries SET status = 'pending', attempts = attempts - 1, claimed_at_ms = NULL,
+           claim_owner = NULL, lease_until_ms = NULL
+         WHERE id = ? AND status = 'sending' AND claim_owner = ?`,
+          deliveryId,
+          owner,
+        ) === 1,
+    );
+  }
+
+  handBackComment(deliveryId: number, owner: string): Promise<boolean> {
+    return this.scope.run(
+      () =>
+        this.sql.change(
+          `UPDATE deliveries SET comment_status = 'pending', claim_owner = NULL, lease_until_ms = NULL
+         WHERE id = ? AND comment_status = 'sending' AND claim_owner = ?`,
+          deliveryId,
+          owner,
+        ) === 1,
+    );
   }
 
   markSent(deliveryId: number, owner: string, sent: SentDelivery, nowMs: number): Promise<boolean> {

@@ -1,5 +1,6 @@
 /** Rows of the SQLite store → the records of the ports. */
-import type { BrandRecord, ChannelRecord, MediaRecord, UserRecord } from '../../ports.js';
+import type { DeliveryStatus } from '../../domain/delivery.js';
+import type { BrandRecord, ChannelRecord, DeliveryRecord, MediaRecord, UserRecord } from '../../ports.js';
 import type { Row } from './sql.js';
 
 export const USER_COLUMNS = 'id, name, timezone, joined_at_ms';
@@ -50,5 +51,37 @@ export function toMedia(row: Row): MediaRecord {
     sha256: String(row.sha256),
     path: String(row.path),
     createdAtMs: Number(row.created_at_ms),
+  };
+}
+
+export const DELIVERY_COLUMNS = `id, post_id, channel_id, channel_name, channel_type, status, reason, notes, content, external_id,
+  url, attempts, retry_at_ms, sent_at_ms, comment_status, comment_due_at_ms, comment_sent_at_ms, comment_reason,
+  poll_close_at_ms, poll_close_status`;
+
+const nullableNumber = (value: unknown) => (value === null || value === undefined ? null : Number(value));
+const nullableString = (value: unknown) => (value === null || value === undefined ? null : String(value));
+
+export function toDelivery(row: Row): DeliveryRecord {
+  return {
+    id: Number(row.id),
+    postId: Number(row.post_id),
+    channelId: Number(row.channel_id),
+    channelName: String(row.channel_name),
+    channelType: String(row.channel_type) as DeliveryRecord['channelType'],
+    status: String(row.status) as DeliveryStatus,
+    reason: nullableString(row.reason),
+    notes: JSON.parse(String(row.notes)) as string[],
+    content: row.content === null ? null : (JSON.parse(String(row.content)) as DeliveryRecord['content']),
+    externalId: nullableString(row.external_id),
+    url: nullableString(row.url),
+    attempts: Number(row.attempts),
+    retryAtMs: nullableNumber(row.retry_at_ms),
+    sentAtMs: nullableNumber(row.sent_at_ms),
+    commentStatus: String(row.comment_status) as DeliveryRecord['commentStatus'],
+    commentDueAtMs: nullableNumber(row.comment_due_at_ms),
+    commentSentAtMs: nullableNumber(row.comment_sent_at_ms),
+    commentReason: nullableString(row.comment_reason),
+    pollCloseAtMs: nullableNumber(row.poll_close_at_ms),
+    pollCloseStatus: String(row.poll_close_status) as DeliveryRecord['pollCloseStatus'],
   };
 }

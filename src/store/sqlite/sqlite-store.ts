@@ -111,6 +111,12 @@ export class SqliteStore implements Store {
     await this.scope.run(() => this.sql.close());
   }
 
+  ping(): Promise<void> {
+    return this.scope.run(() => {
+      this.sql.get('SELECT 1');
+    });
+  }
+
   isEmpty(): Promise<boolean> {
     return this.scope.run(
       () => this.sql.count('SELECT (SELECT COUNT(*) FROM users) + (SELECT COUNT(*) FROM brands) AS n') === 0,

@@ -1,12 +1,8 @@
 /**
- * The settings read from the environment (and DATA_DIR/publisher.json), each checked with a message that
- * names the variable and what it accepts; config.ts assembles them with the command line.
+ * The values of the settings, checked: text in (as config.ts read it from the environment), a value out,
+ * or a ConfigError that names the setting and says what it takes.
  */
-import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
-import { join } from 'node:path';
-import type { Config, PublisherConfig } from './config.js';
-import { parseReadOnly, parseToolsets, type ToolSelection } from './mcp/toolsets.js';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -22,17 +18,6 @@ export function nonEmpty(value: string | undefined): string | undefined {
   return trimmed;
 }
 
-export function parseToolSelection(env: NodeJS.ProcessEnv): ToolSelection {
-  try {
-    // A bundle host leaves an unset setting as its `${user_config.…}` placeholder: unset.
-    const toolsets = parseToolsets(nonEmpty(env.SOCIAL_PUBLISHER_TOOLSETS));
-    const readOnly = parseReadOnly(nonEmpty(env.SOCIAL_PUBLISHER_READ_ONLY));
-    return { readOnly, ...(toolsets ? { toolsets } : {}) };
-  } catch (error) {
-    throw new ConfigError((error as Error).message);
-  }
-}
-
 export function parseTimeoutSeconds(value: string | undefined): number {
   const text = nonEmpty(value);
   if (text === undefined) return 30;
@@ -45,10 +30,12 @@ export function parseTimeoutSeconds(value: string | undefined): number {
   return seconds;
 }
 
-/** Whole seconds from 2 (renewals come every third of it) to an hour. */
-export function parseDatabase(env: NodeJS.ProcessEnv, apiUrl: string | undefined): Config['database'] {
-  const url = nonEmpty(env.SOCIAL_PUBLISHER_DATABASE_URL);
-  const pool = nonEmpty(env.SOCIAL_PUBLISHER_DATABASE_POOL_SIZE);
+/** SOCIAL_PUBLISHER_DATABASE_URL and _POOL_SIZE (absent: SQLite). */
+export function parseDatabase(
+  url: string | undefined,
+  pool: string | undefined,
+  apiUrl: string | undefined,
+): { url: string; poolSize: number } | undefined {
   if (url === undefined) {
     if (pool !== undefined)
       throw new ConfigError(
@@ -75,6 +62,7 @@ export function parseDatabase(env: NodeJS.ProcessEnv, apiUrl: string | undefined
   return { url, poolSize };
 }
 
+/** Whole seconds from 2 (renewals come every third of it) to an hour. */
 export function parseLeaseSeconds(value: string | undefined): number {
   const text = nonEmpty(value);
   if (text === undefined) return 30;
@@ -82,6 +70,18 @@ export function parseLeaseSeconds(value: string | undefined): number {
   if (!/^\d+$/.test(text) || seconds < 2 || seconds > 3600) {
     throw new ConfigError(
       `SOCIAL_PUBLISHER_CLAIM_LEASE_SECONDS must be a whole number of seconds from 2 to 3600, not "${text}".`,
+    );
+  }
+  return seconds;
+}
+
+export function parseDrainSeconds(value: string | undefined): number {
+  const text = nonEmpty(value);
+  if (text === undefined) return 0;
+  const seconds = Number(text);
+  if (!/^\d+$/.test(text) || seconds > 300) {
+    throw new ConfigError(
+      `SOCIAL_PUBLISHER_DRAIN_SECONDS must be a whole number of seconds from 0 to 300, not "${text}".`,
     );
   }
   return seconds;
@@ -103,33 +103,4 @@ export function parseAllowList(value: string | undefined): string[] {
     }
   }
   return entries;
-}
-
-/** The environment wins over `publisher.json` in the data directory; neither means the sandbox. */
-export function loadPublisherConfig(env: NodeJS.ProcessEnv, dataDir: string): PublisherConfig {
-  let file: { webhookUrl?: unknown; webhookSecret?: unknown } = {};
-  const path = join(dataDir, 'publisher.json');
-  try {
-    file = JSON.parse(readFileSync(path, 'utf8')) as typeof file;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
-      throw new ConfigError(`Cannot read ${path}: ${(error as Error).message}`);
-    }
-  }
-  const url =
-    nonEmpty(env.SOCIAL_PUBLISHER_WEBHOOK_URL) ??
-    (typeof file.webhookUrl === 'string' ? file.webhookUrl : undefined);
-  const secret =
-    nonEmpty(env.SOCIAL_PUBLISHER_WEBHOOK_SECRET) ??
-    (typeof file.webhookSecret === 'string' ? file.webhookSecret : undefined);
-  if (url === undefined && secret === undefined) return { kind: 'sandbox' };
-  if (url === undefined || !/^https?:\/\/\S+$/.test(url)) {
-    throw new ConfigError('The webhook publisher needs an http(s) URL: set SOCIAL_PUBLISHER_WEBHOOK_URL.');
-  }
-  if (secret === undefined || secret.length < 16) {
-    throw new ConfigError(
-      'The webhook publisher needs a secret of at least 16 characters: set SOCIAL_PUBLISHER_WEBHOOK_SECRET.',
-    );
-  }
-  return { kind: 'webhook', url, secret };
 }

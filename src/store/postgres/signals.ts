@@ -1,0 +1,210 @@
+/**
+ * The PlanSignal and EventRelay ports on PostgreSQL: LISTEN/NOTIFY on two channels of the store's
+ * database, one for "the plan changed" and one for publishing events (MCP logging). An instance sends
+ * with `pg_notify` on a pooled connection; it listens on one connection of its own, opened when the first
+ * listener comes, and opened again (with a pause doubling from 0.5 s up to 30 s) whenever it drops: a
+ * server restart, a network cut, a terminated backend. Notifications sent while it was down are lost, so
+ * the plan's listeners are woken once it is back, as if one had come (until then the engines poll); lost
+ * events are lost, as a log line can be. Each notification carries this instance's id, so that its own
+ * are not heard back.
+ */
+import { randomBytes } from 'node:crypto';
+import { Client, type Pool } from 'pg';
+import type { EventRelay, PlanSignal, PublishingEvent, PublishingEventSink } from '../../ports.js';
+
+/** The channel of every instance's announcements (one per database: PostgreSQL scopes channels so). */
+export const PLAN_CHANNEL = 'social_publisher_plan';
+/** The channel of publishing events, as JSON: `{"from": instanceId, "event": PublishingEvent}`. */
+export const EVENT_CHANNEL = 'social_publisher_event';
+
+/** What an operator sees in pg_stat_activity for the listening connection. */
+export const LISTENER_NAME = 'social-publisher-mcp listener';
+
+/** A notification's payload must stay under 8000 bytes: an event's message is cut well before. */
+const EVENT_MESSAGE_CHARS = 2_000;
+
+const FIRST_RETRY_MS = 500;
+const LAST_RETRY_MS = 30_000;
+
+export interface PostgresSignalsOptions {
+  url: string;
+  /** Announcements go out on the store's pool. */
+  pool: Pool;
+  log: (message: string) => void;
+}
+
+export class PostgresSignals implements PlanSignal, EventRelay {
+  /** Unique to this instance: its own announcements come back to it and are ignored. */
+  readonly instanceId = randomBytes(8).toString('hex');
+  private readonly listeners = new Set<() => void>();
+  private readonly hearers = new Set<PublishingEventSink>();
+  private client: Client | undefined;
+  /** The connection whose LISTEN has succeeded. */
+  private listeningOn: Client | undefined;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private retryMs = FIRST_RETRY_MS;
+  /** Since when the listening connection has been down (logged once per outage); 0 while up. */
+  private downSince = 0;
+  private closed = false;
+
+  constructor(private readonly options: PostgresSignalsOptions) {}
+
+  async announce(): Promise<void> {
+    if (this.closed) return;
+    try {
+      await this.options.pool.query('SELECT pg_notify($1, $2)', [PLAN_CHANNEL, this.instanceId]);
+    } catch (error) {
+      this.options.log(
+        `telling the other instances that the plan changed failed (they see it when they next poll): ${(error as Error).message}`,
+      );
+    }
+  }
+
+  listen(wake: () => void): () => void {
+    return this.subscribe(this.listeners, wake);
+  }
+
+  relay(event: PublishingEvent): void {
+    if (this.closed) return;
+    const message =
+      event.message.length > EVENT_MESSAGE_CHARS
+        ? `${event.message.slice(0, EVENT_MESSAGE_CHARS)}…`
+        : event.message;
+    const payload = JSON.stringify({ from: this.instanceId, event: { ...event, message } });
+    this.options.pool.query('SELECT pg_notify($1, $2)', [EVENT_CHANNEL, payload]).catch((error) => {
+      this.options.log(
+        `passing a publishing event to the other instances failed: ${(error as Error).message}`,
+      );
+    });
+  }
+
+  hear(listener: PublishingEventSink): () => void {
+    return this.subscribe(this.hearers, listener);
+  }
+
+  private get subscribers(): number {
+    return this.listeners.size + this.hearers.size;
+  }
+
+  private subscribe<T>(set: Set<T>, listener: T): () => void {
+    set.add(listener);
+    if (!this.client && !this.retryTimer && !this.closed) void this.connect();
+    return () => {
+      set.delete(listener);
+      if (this.subscribers === 0) this.disconnect();
+    };
+  }
+
+  /** Whether the listening connection is up and LISTENing. */
+  get listening(): boolean {
+    return this.listeningOn !== undefined && this.listeningOn === this.client;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.listeners.clear();
+    this.hearers.clear();
+    this.disconnect();
+  }
+
+  private async connect(): Promise<void> {
+    const client = new Client({
+      connectionString: this.options.url,
+      application_name: LISTENER_NAME,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+    });
+    this.client = client;
+    // Errors and the end of the connection are handled once, whichever comes first.
+    let lost = false;
+    const onLost = (error?: Error) => {
+      if (lost) return;
+      lost = true;
+      client.removeAllListeners('notification');
+      void client.end().catch(() => undefined);
+      // A connection let go on purpose (disconnect) is not this instance's listener any more.
+      if (this.client !== client) return;
+      this.client = undefined;
+      if (!this.closed && this.subscribers > 0) this.retryLater(error);
+    };
+    client.on('error', onLost);
+    client.on('end', () => onLost());
+    client.on('notification', (message) => {
+      if (message.channel === PLAN_CHANNEL && message.payload !== this.instanceId) this.wakeAll();
+      if (message.channel === EVENT_CHANNEL) this.tellHearers(message.payload);
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${PLAN_CHANNEL}; LISTEN ${EVENT_CHANNEL}`);
+    } catch (error) {
+      onLost(error as Error);
+      return;
+    }
+    if (lost || this.closed || this.client !== client) {
+      void client.end().catch(() => undefined);
+      return;
+    }
+    this.listeningOn = client;
+    this.retryMs = FIRST_RETRY_MS;
+    if (this.downSince !== 0) {
+      this.options.log(
+        `listening for the other instances' notifications again, after ${Math.round((Date.now() - this.downSince) / 1000)} s`,
+      );
+      this.downSince = 0;
+      // Whatever was announced meanwhile was lost: look at the store once, as if told.
+      this.wakeAll();
+    }
+  }
+
+  private retryLater(error: Error | undefined): void {
+    if (this.downSince === 0) {
+      this.downSince = Date.now();
+      this.options.log(
+        `the connection listening for the other instances' notifications is down (${error?.message ?? 'closed by the server'}); reconnecting, and polling meanwhile`,
+      );
+    }
+    const delayMs = this.retryMs;
+    this.retryMs = Math.min(LAST_RETRY_MS, this.retryMs * 2);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      if (!this.closed && this.subscribers > 0) void this.connect();
+    }, delayMs);
+    this.retryTimer.unref();
+  }
+
+  private disconnect(): void {
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    const { client } = this;
+    this.client = undefined;
+    this.downSince = 0;
+    if (client) void client.end().catch(() => undefined);
+  }
+
+  private tellHearers(payload: string | undefined): void {
+    let parsed: { from?: unknown; event?: PublishingEvent };
+    try {
+      parsed = JSON.parse(payload ?? '') as typeof parsed;
+    } catch {
+      return;
+    }
+    if (parsed.from === this.instanceId || !parsed.event) return;
+    for (const hear of this.hearers) {
+      try {
+        hear(parsed.event);
+      } catch {
+        // A session that cannot take an event misses it; the others do not.
+      }
+    }
+  }
+
+  private wakeAll(): void {
+    for (const wake of this.listeners) {
+      try {
+        wake();
+      } catch (error) {
+        this.options.log(`waking the publishing engine failed: ${(error as Error).message}`);
+      }
+    }
+  }
+}

@@ -1,0 +1,148 @@
+/**
+ * The signals between instances on PostgreSQL (LISTEN/NOTIFY): an instance's announcement wakes the
+ * others and not itself; its publishing events reach the others' listeners (MCP logging), not its own;
+ * the listening connection comes back after the server drops it, and its listeners are woken then (what
+ * was announced meanwhile is lost); and the publishing engine, sleeping its longest sleep, publishes a
+ * post another instance planned at once instead of at its next poll.
+ */
+import { expect, it } from 'vitest';
+import { type PublishingEvent, systemClock } from '../../src/ports.js';
+import { startPublishingEngine } from '../../src/publish/engine.js';
+import { LISTENER_NAME } from '../../src/store/postgres/signals.js';
+import { SecretBox } from '../../src/store/secret-box.js';
+import { makeTempDir } from '../support/local.js';
+import { usePostgres } from './postgres-databases.js';
+import { newPost, seedWorkspace } from './store-fixture.js';
+
+const postgres = usePostgres();
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<number> {
+  const started = performance.now();
+  while (!(await condition())) {
+    if (performance.now() - started > timeoutMs) throw new Error(`not within ${timeoutMs} ms`);
+    await sleep(5);
+  }
+  return performance.now() - started;
+}
+
+it('wakes the other instances, not the one that announced', async () => {
+  const url = await postgres.database();
+  const [a, b] = [await postgres.open(url), await postgres.open(url)];
+  const logged: string[] = [];
+  const signalA = a.signals((line) => logged.push(line));
+  const signalB = b.signals((line) => logged.push(line));
+  try {
+    let wokenA = 0;
+    let wokenB = 0;
+    signalA.listen(() => wokenA++);
+    signalB.listen(() => wokenB++);
+    await waitFor(() => signalA.listening && signalB.listening);
+
+    await signalB.announce();
+    await waitFor(() => wokenA === 1);
+    await signalA.announce();
+    await signalA.announce();
+    await waitFor(() => wokenB === 2);
+    await sleep(100);
+    expect({ wokenA, wokenB }).toEqual({ wokenA: 1, wokenB: 2 });
+    expect(logged).toEqual([]);
+  } finally {
+    await signalA.close();
+    await signalB.close();
+  }
+});
+
+it("passes an instance's publishing events to the others' listeners, not back to its own", async () => {
+  const url = await postgres.database();
+  const [a, b] = [await postgres.open(url), await postgres.open(url)];
+  const signalA = a.signals(() => undefined);
+  const signalB = b.signals(() => undefined);
+  try {
+    const heardA: PublishingEvent[] = [];
+    const heardB: PublishingEvent[] = [];
+    signalA.hear((event) => heardA.push(event));
+    signalB.hear((event) => heardB.push(event));
+    await waitFor(() => signalA.listening && signalB.listening);
+    const published: PublishingEvent = { level: 'info', message: 'post 7: published', brandId: 1, postId: 7 };
+    signalB.relay(published);
+    // A reason can be long; a notification cannot: the message is cut.
+    signalB.relay({ level: 'error', message: 'x'.repeat(20_000), brandId: 1, postId: 8 });
+    await waitFor(() => heardA.length === 2);
+    expect(heardA[0]).toEqual(published);
+    expect(heardA[1]!.message).toBe(`${'x'.repeat(2_000)}…`);
+    await sleep(100);
+    expect(heardB).toEqual([]);
+  } finally {
+    await signalA.close();
+    await signalB.close();
+  }
+});
+
+it('listens again after the server drops the connection, and wakes its listeners then', async () => {
+  const url = await postgres.database();
+  const [a, b] = [await postgres.open(url), await postgres.open(url)];
+  const logged: string[] = [];
+  const signalA = a.signals((line) => logged.push(line));
+  const signalB = b.signals(() => undefined);
+  try {
+    let woken = 0;
+    signalA.listen(() => woken++);
+    await waitFor(() => signalA.listening);
+
+    const ended = await postgres.query<{ ended: boolean }>(
+      url,
+      'SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE application_name = $1',
+      [LISTENER_NAME],
+    );
+    expect(ended).toEqual([{ ended: true }]);
+    // Down, then back: its listeners are woken once, for whatever was announced while it was down.
+    await waitFor(() => woken === 1);
+    expect(signalA.listening).toBe(true);
+    expect(logged).toEqual([
+      expect.stringContaining("the connection listening for the other instances' notifications is down"),
+      expect.stringMatching(/^listening for the other instances' notifications again, after \d+ s$/),
+    ]);
+    await signalB.announce();
+    await waitFor(() => woken === 2);
+  } finally {
+    await signalA.close();
+    await signalB.close();
+  }
+});
+
+it("publishes a post another instance planned at once, not at the engine's next poll", async () => {
+  const url = await postgres.database();
+  const [a, b] = [await postgres.open(url, { poolSize: 4 }), await postgres.open(url, { poolSize: 4 })];
+  const ws = await seedWorkspace(b);
+  const signalA = a.signals(() => undefined);
+  const signalB = b.signals(() => undefined);
+  const engine = await startPublishingEngine({
+    store: a,
+    clock: systemClock,
+    publisher: { kind: 'sandbox' },
+    secrets: new SecretBox({ dataDir: makeTempDir('spm-signal-') }, () => undefined),
+    version: 'test',
+    log: () => undefined,
+    planSignal: signalA,
+  });
+  try {
+    // The engine's first tick finds nothing, then it sleeps its longest sleep (30 s).
+    await waitFor(() => signalA.listening);
+    await sleep(300);
+    const postId = await b.posts.insert(
+      newPost(ws, { payload: { publishMode: 'SCHEDULE', caption: 'Now' }, dueAtMs: Date.now() }),
+    );
+    const started = performance.now();
+    await signalB.announce();
+    await waitFor(async () => (await a.posts.get(postId))?.status === 'published');
+    const wokenMs = performance.now() - started;
+    process.stderr.write(`plan signal: published ${Math.round(wokenMs)} ms after the announcement\n`);
+    expect(wokenMs).toBeLessThan(2_000);
+  } finally {
+    await engine.stop();
+    await signalA.close();
+    await signalB.close();
+  }
+});
