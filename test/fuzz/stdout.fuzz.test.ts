@@ -161,7 +161,13 @@ it('writes nothing but JSON-RPC to stdout, whatever it is sent, and keeps servin
   const brands = (final.result as { structuredContent: { data: Array<{ title: string }> } })
     .structuredContent;
   expect(brands.data.map((brand) => brand.title)).toEqual(['Northwind Coffee', 'Kite & Key Studio']);
-  // Requests are answered in the order they arrive, so every earlier call has its answer by now.
+  // Calls are not answered in the order they arrive (a tool's module loads on its first call, so a
+  // later call to a loaded tool may overtake it): wait for every call's answer, then a little longer
+  // for any second answer, which must not come.
+  const deadline = Date.now() + 30_000;
+  while ([...sent.keys()].some((id) => !answers.has(id)) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
   await new Promise((resolve) => setTimeout(resolve, 200));
   expect(server.alive, `the server died ${replay}; stderr: ${server.stderr().slice(-2000)}`).toBe(true);
 
