@@ -96,7 +96,21 @@ async function loadEmbeddedPostgres(): Promise<EmbeddedPostgresClass> {
   } catch (error) {
     throw new Error(INSTALL_HINT, { cause: error });
   }
-  return ((await import(pathToFileURL(entry).href)) as { default: EmbeddedPostgresClass }).default;
+  // Loading it registers async-exit-hook, whose `beforeExit` handler calls process.exit(0): in vitest's
+  // main process (the postgres project's globalSetup) that turned a run with failed tests into exit
+  // code 0. Servers here are stopped explicitly, so its `beforeExit` and `exit` handlers (the latter
+  // then fails for want of a callback) are taken off again; those of SIGINT and SIGTERM stay.
+  type Listener = (...args: unknown[]) => void;
+  const events = ['beforeExit', 'exit'];
+  const listeners = (event: string) => process.listeners(event as 'exit') as Listener[];
+  const before = new Map(events.map((event) => [event, new Set(listeners(event))]));
+  const loaded = ((await import(pathToFileURL(entry).href)) as { default: EmbeddedPostgresClass }).default;
+  for (const event of events) {
+    for (const listener of listeners(event)) {
+      if (!before.get(event)!.has(listener)) process.removeListener(event, listener);
+    }
+  }
+  return loaded;
 }
 
 function userExists(name: string): boolean {
