@@ -76,7 +76,29 @@ function probeWrite(db: SqlDatabase): void {
 }
 
 /** Opens (creating if needed) the file in WAL mode, migrated and known to be writable. */
+/** How long an open keeps retrying while another process starting on the same fresh file holds its lock. */
+const OPEN_BUSY_RETRY_MS = 5_000;
+
 export function openStoreFile(file: string): SqlDatabase {
+  // Two processes starting on one fresh file: SQLite may answer "database is locked" to one of them at
+  // once, busy timeout or not (a lock it cannot wait for without risking a deadlock). Opening again
+  // then finds the file as the other left it.
+  const deadline = Date.now() + OPEN_BUSY_RETRY_MS;
+  for (;;) {
+    try {
+      return openStoreFileOnce(file);
+    } catch (error) {
+      const busy = sqliteErrorCode(error) === 'SQLITE_BUSY';
+      if (!busy || Date.now() > deadline) throw error;
+      const until = Date.now() + 20 + Math.floor(Math.random() * 30);
+      while (Date.now() < until) {
+        // A short synchronous wait: the store opens before anything else runs.
+      }
+    }
+  }
+}
+
+function openStoreFileOnce(file: string): SqlDatabase {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   let db: SqlDatabase | undefined;
   try {
