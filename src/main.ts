@@ -311,6 +311,9 @@ async function main(): Promise<number> {
     case 'version':
       process.stdout.write(`${VERSION}\n`);
       return 0;
+  }
+  await import('./zod-jitless.js'); // before any module that makes a zod schema
+  switch (config.command) {
     case 'import':
       await runImport(config);
       return 0;
