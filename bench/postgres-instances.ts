@@ -9,10 +9,10 @@
  *   k of three running instances and over the brands (QUEUE / SCHEDULE / DRAFT in turn, as
  *   bench/stdio-throughput.ts sends them), in slices that take k = 1, 2, 3 in turn over several rounds,
  *   so that the machine's noisy moments fall on each alike. The posts a slice created are deleted after.
- * - Delivery throughput: k fresh instances; `posts` SCHEDULE posts, already due, spread over the brands
- *   (inserted in bulk), the sandbox publisher; each instance is woken by one create_post; timed from
- *   the wake to the last body in the sandbox outbox (counted at the publisher), checked exactly once.
- *   Repeated, k in rotating order.
+ * - Delivery throughput: k fresh instances, warmed up on `warmup` posts each; then `posts` SCHEDULE
+ *   posts, already due, spread over the brands (inserted in bulk), the sandbox publisher; each instance
+ *   is woken by one create_post; timed from the wake to the last body in the sandbox outbox (counted at
+ *   the publisher), checked exactly once. Repeated, k in rotating order.
  *
  * Each also samples how many of the server's backends wait for one of the store's advisory locks.
  */
@@ -279,50 +279,53 @@ interface DeliveryRun {
   checks: Record<string, number>;
 }
 
-/** One run of the delivery benchmark with `k` fresh instances; see the file's comment. */
-async function deliveryRun(
-  url: string,
-  sql: BenchSql,
-  ws: Workspace,
-  k: number,
-  posts: number,
-): Promise<DeliveryRun> {
-  // The previous run's posts, deliveries and outbox go.
+/** The previous batch's posts (and their deliveries) and the outbox go. */
+async function clearDeliveries(sql: BenchSql): Promise<void> {
   await sql.query('DELETE FROM posts');
   await sql.query('TRUNCATE sandbox_outbox');
   await sql.query('VACUUM (ANALYZE) posts, deliveries, sandbox_outbox');
-  const instances = await startAll(k, url);
-  const client = new RestClient(ws);
-  let sampler: Awaited<ReturnType<typeof sampleLockWaits>> | undefined;
+}
+
+/**
+ * `posts` posts due a second ago (post i to brand i, round-robin) delivered by the running `instances`,
+ * woken by one create_post each (planned a day ahead): timed from the wake to the last body in the
+ * outbox, and until every post is settled.
+ */
+async function deliverBatch(
+  url: string,
+  sql: BenchSql,
+  ws: Workspace,
+  instances: readonly ServeInstance[],
+  client: RestClient,
+  posts: number,
+): Promise<DeliveryRun> {
+  const nowMs = Date.now();
+  await sql.query(
+    `INSERT INTO posts (brand_id, collection_id, user_id, publish_mode, status, payload, due_at_ms,
+       content_hash, created_at_ms, updated_at_ms)
+     SELECT ($2::bigint[])[1 + i % cardinality($2)], ($3::bigint[])[1 + i % cardinality($3)], $1,
+       'SCHEDULE', 'scheduled',
+       json_build_object('publishMode', 'SCHEDULE', 'caption', 'Bench delivery ' || i || ': this week''s single origin.'),
+       $4::bigint - 1000, md5(i::text), $4::bigint, $4::bigint
+     FROM generate_series(0, $5::int - 1) i`,
+    [
+      ws.userId,
+      ws.brands.map((brand) => brand.brandId),
+      ws.brands.map((brand) => brand.collectionId),
+      nowMs,
+      posts,
+    ],
+  );
+  const expected = posts * 3;
+  const cpu = {
+    instances: instances.reduce((sum, instance) => sum + cpuMs(instance.pid), 0),
+    postgres: await postgresCpuMs(sql),
+  };
+  const sampler = await sampleLockWaits(url);
   try {
-    // Due a second ago, post i to brand i (round-robin): each instance's first tick is over (nothing
-    // was due), and its next sleep is up to 30 s away.
-    const nowMs = Date.now();
-    await sql.query(
-      `INSERT INTO posts (brand_id, collection_id, user_id, publish_mode, status, payload, due_at_ms,
-         content_hash, created_at_ms, updated_at_ms)
-       SELECT ($2::bigint[])[1 + i % cardinality($2)], ($3::bigint[])[1 + i % cardinality($3)], $1,
-         'SCHEDULE', 'scheduled',
-         json_build_object('publishMode', 'SCHEDULE', 'caption', 'Bench delivery ' || i || ': this week''s single origin.'),
-         $4::bigint - 1000, md5(i::text), $4::bigint, $4::bigint
-       FROM generate_series(0, $5::int - 1) i`,
-      [
-        ws.userId,
-        ws.brands.map((brand) => brand.brandId),
-        ws.brands.map((brand) => brand.collectionId),
-        nowMs,
-        posts,
-      ],
-    );
-    const expected = posts * 3;
-    // Woken by a post each (planned a day ahead, not due): the scheduler re-plans and finds the due ones.
-    const cpu = {
-      instances: instances.reduce((sum, instance) => sum + cpuMs(instance.pid), 0),
-      postgres: await postgresCpuMs(sql),
-    };
-    sampler = await sampleLockWaits(url);
     const started = Date.now();
     const startedAt = performance.now();
+    // The instances sleep (nothing was due at their last tick): a planned post makes each re-plan.
     await Promise.all(
       instances.map((instance, i) =>
         client.createPost(instance, {
@@ -373,7 +376,7 @@ async function deliveryRun(
       `SELECT COUNT(*) AS n FROM deliveries WHERE status = 'sent' GROUP BY claim_owner ORDER BY n DESC`,
     );
     return {
-      instances: k,
+      instances: instances.length,
       seconds,
       settledSeconds,
       deliveriesPerSecond: expected / seconds,
@@ -389,7 +392,31 @@ async function deliveryRun(
       checks,
     };
   } finally {
-    await sampler?.stop();
+    await sampler.stop();
+  }
+}
+
+/**
+ * One run of the delivery benchmark with `k` fresh instances: a warm-up batch of `warmup` posts per
+ * instance (each process compiles its hot paths once: counted, that would weigh on more instances),
+ * then the measured batch.
+ */
+async function deliveryRun(
+  url: string,
+  sql: BenchSql,
+  ws: Workspace,
+  k: number,
+  options: { posts: number; warmup: number },
+): Promise<DeliveryRun> {
+  await clearDeliveries(sql);
+  const instances = await startAll(k, url);
+  const client = new RestClient(ws);
+  try {
+    for (const instance of instances) await client.introduce(instance);
+    await deliverBatch(url, sql, ws, instances, client, options.warmup * k);
+    await clearDeliveries(sql);
+    return await deliverBatch(url, sql, ws, instances, client, options.posts);
+  } finally {
     await client.close();
     await stopAll(instances);
   }
@@ -399,13 +426,13 @@ async function deliveryThroughput(
   url: string,
   sql: BenchSql,
   ws: Workspace,
-  options: { posts: number; repeats: number },
+  options: { posts: number; warmup: number; repeats: number },
 ): Promise<Figure[]> {
   const runs: DeliveryRun[] = [];
   for (let repeat = 0; repeat < options.repeats; repeat++) {
     for (let j = 0; j < COUNTS.length; j++) {
       const k = COUNTS[(repeat + j) % COUNTS.length]!;
-      const run = await deliveryRun(url, sql, ws, k, options.posts);
+      const run = await deliveryRun(url, sql, ws, k, options);
       process.stderr.write(
         `  deliveries, ${k} instance(s): ${run.seconds.toFixed(2)} s (${Math.round(run.deliveriesPerSecond)}/s), settled ${run.settledSeconds.toFixed(2)} s, by instance ${run.byInstance.join('/')}, CPU µs/delivery ${run.cpuUsPerDelivery.instances} + ${run.cpuUsPerDelivery.postgres} (PostgreSQL), waiting for the lock ${run.lockWaits.meanWaiting.toFixed(1)}${run.exactlyOnce ? '' : ' NOT EXACTLY ONCE'}\n`,
       );
@@ -460,6 +487,7 @@ export async function postgresInstances(
     inFlight?: number;
     rounds?: number;
     posts?: number;
+    warmup?: number;
     repeats?: number;
     brands?: number;
   } = {},
@@ -476,6 +504,7 @@ export async function postgresInstances(
     });
     const deliveries = await deliveryThroughput(url, sql, ws, {
       posts: options.posts ?? 1_000,
+      warmup: options.warmup ?? 100,
       repeats: options.repeats ?? 3,
     });
     return [...rest, ...deliveries];
