@@ -98,6 +98,7 @@ export async function postgresCreatePostLatency(
       if (last) {
         // The scheduler's reads of posts, on the same store: every tick, and every plan change.
         await runtime.store.posts.due(Date.now(), 200);
+        await runtime.store.posts.due(Date.now(), 200, brand.id);
         await runtime.store.posts.nextDueAtMs();
       }
       recorder?.stop();

@@ -505,7 +505,7 @@ export async function postgresInstances(
     const deliveries = await deliveryThroughput(url, sql, ws, {
       posts: options.posts ?? 1_000,
       warmup: options.warmup ?? 100,
-      repeats: options.repeats ?? 3,
+      repeats: options.repeats ?? 5,
     });
     return [...rest, ...deliveries];
   } finally {
