@@ -28,7 +28,7 @@ import {
   postgresCpuMs,
   sampleLockWaits,
 } from './lib/postgres.js';
-import { cpuMs, sleep, tempDir } from './lib/proc.js';
+import { contextSwitches, cpuMs, sleep, tempDir } from './lib/proc.js';
 import type { Figure } from './lib/report.js';
 import { type ServeInstance, startServe } from './lib/serve.js';
 import { median, rounded, summary } from './lib/stats.js';
@@ -138,6 +138,7 @@ interface SliceTotals {
   instanceCpuMs: number;
   postgresCpuMs: number;
   clientCpuMs: number;
+  instanceSwitches: number;
   lockWaits: LockWaits[];
 }
 
@@ -166,7 +167,15 @@ async function createPostThroughput(
   const totals = new Map<number, SliceTotals>(
     COUNTS.map((k) => [
       k,
-      { calls: 0, ms: 0, instanceCpuMs: 0, postgresCpuMs: 0, clientCpuMs: 0, lockWaits: [] },
+      {
+        calls: 0,
+        ms: 0,
+        instanceCpuMs: 0,
+        postgresCpuMs: 0,
+        clientCpuMs: 0,
+        instanceSwitches: 0,
+        lockWaits: [],
+      },
     ]),
   );
   const perSlice = new Map<number, number[]>(COUNTS.map((k) => [k, []]));
@@ -180,6 +189,7 @@ async function createPostThroughput(
         instances: targets.reduce((sum, t) => sum + cpuMs(t.pid), 0),
         postgres: await postgresCpuMs(sql),
         client: cpuMs('self'),
+        switches: targets.reduce((sum, t) => sum + contextSwitches(t.pid), 0),
       };
       const sampler = await sampleLockWaits(url);
       const started = performance.now();
@@ -207,6 +217,8 @@ async function createPostThroughput(
         totalsOf.instanceCpuMs += targets.reduce((sum, t) => sum + cpuMs(t.pid), 0) - cpu.instances;
         totalsOf.postgresCpuMs += (await postgresCpuMs(sql)) - cpu.postgres;
         totalsOf.clientCpuMs += cpuMs('self') - cpu.client;
+        totalsOf.instanceSwitches +=
+          targets.reduce((sum, t) => sum + contextSwitches(t.pid), 0) - cpu.switches;
         perSlice.get(k)!.push(calls / (elapsed / 1000));
       }
       // Each slice meets the same (empty) plan: the queue does not grow from one slice to the next.
@@ -246,6 +258,7 @@ async function createPostThroughput(
         },
         0,
       ),
+      instanceContextSwitchesPerCall: Math.round((t.instanceSwitches / t.calls) * 10) / 10,
     };
     figures.push({
       name: `PostgreSQL: REST create_post, ${k} serve instance${k > 1 ? 's' : ''} (${cores} cores, ${options.inFlight} in flight, ${ws.brands.length} brands)`,
@@ -274,6 +287,8 @@ interface DeliveryRun {
   byInstance: number[];
   /** CPU time per delivery (µs) of the instances and of the PostgreSQL server. */
   cpuUsPerDelivery: { instances: number; postgres: number };
+  /** Context switches of the instances per delivery. */
+  switchesPerDelivery: number;
   lockWaits: LockWaits;
   exactlyOnce: boolean;
   checks: Record<string, number>;
@@ -320,6 +335,7 @@ async function deliverBatch(
   const cpu = {
     instances: instances.reduce((sum, instance) => sum + cpuMs(instance.pid), 0),
     postgres: await postgresCpuMs(sql),
+    switches: instances.reduce((sum, instance) => sum + contextSwitches(instance.pid), 0),
   };
   const sampler = await sampleLockWaits(url);
   try {
@@ -364,6 +380,12 @@ async function deliverBatch(
       ),
       postgres: Math.round((((await postgresCpuMs(sql)) - cpu.postgres) * 1000) / expected),
     };
+    const switchesPerDelivery =
+      Math.round(
+        ((instances.reduce((sum, instance) => sum + contextSwitches(instance.pid), 0) - cpu.switches) /
+          expected) *
+          10,
+      ) / 10;
     const seconds = (lastRecorded - started) / 1000;
     const checks = {
       outbox: await sql.count(`SELECT COUNT(*) AS n FROM sandbox_outbox WHERE kind = 'delivery'`),
@@ -382,6 +404,7 @@ async function deliverBatch(
       deliveriesPerSecond: expected / seconds,
       byInstance: owners.map((row) => Number(row.n)),
       cpuUsPerDelivery,
+      switchesPerDelivery,
       lockWaits,
       exactlyOnce:
         checks.outbox === expected &&
@@ -434,7 +457,7 @@ async function deliveryThroughput(
       const k = COUNTS[(repeat + j) % COUNTS.length]!;
       const run = await deliveryRun(url, sql, ws, k, options);
       process.stderr.write(
-        `  deliveries, ${k} instance(s): ${run.seconds.toFixed(2)} s (${Math.round(run.deliveriesPerSecond)}/s), settled ${run.settledSeconds.toFixed(2)} s, by instance ${run.byInstance.join('/')}, CPU µs/delivery ${run.cpuUsPerDelivery.instances} + ${run.cpuUsPerDelivery.postgres} (PostgreSQL), waiting for the lock ${run.lockWaits.meanWaiting.toFixed(1)}${run.exactlyOnce ? '' : ' NOT EXACTLY ONCE'}\n`,
+        `  deliveries, ${k} instance(s): ${run.seconds.toFixed(2)} s (${Math.round(run.deliveriesPerSecond)}/s), settled ${run.settledSeconds.toFixed(2)} s, by instance ${run.byInstance.join('/')}, CPU µs/delivery ${run.cpuUsPerDelivery.instances} + ${run.cpuUsPerDelivery.postgres} (PostgreSQL), ${run.switchesPerDelivery} context switches/delivery, waiting for the lock ${run.lockWaits.meanWaiting.toFixed(1)}${run.exactlyOnce ? '' : ' NOT EXACTLY ONCE'}\n`,
       );
       runs.push(run);
     }
@@ -456,6 +479,7 @@ async function deliveryThroughput(
       settledSeconds: rounded(summary(mine.map((run) => run.settledSeconds)), 2),
       byInstance: mine.map((run) => run.byInstance),
       cpuUsPerDelivery: mine.map((run) => run.cpuUsPerDelivery),
+      switchesPerDelivery: mine.map((run) => run.switchesPerDelivery),
       lockWaits: pooledWaits(mine.map((run) => run.lockWaits)),
       exactlyOnce,
       checks: mine.map((run) => run.checks),
