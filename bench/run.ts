@@ -2,7 +2,10 @@
  * The benchmarks of product.md's quality bars (npm run bench). Prints a table, each figure beside its
  * bar, and writes bench/results.json (with --latest, bench/latest.json too: the copy committed).
  *
- *   tsx bench/run.ts [--only cold-start,idle-rss,stdio,create-post,scheduler,upload,install] [--quick] [--latest]
+ *   tsx bench/run.ts [--only cold-start,idle-rss,stdio,create-post,scheduler,upload,install,postgres] [--quick] [--latest]
+ *
+ * `postgres` stands for postgres-create-post and postgres-instances, which run on a throwaway PostgreSQL
+ * server (test/postgres's harness: `node test/postgres/install.mjs` installs it), started once.
  *
  * --quick shrinks every benchmark (fewer starts, shorter runs, 100k posts at most): for trying changes,
  * not for the README. Expects a fresh build (npm run bench builds first).
@@ -14,8 +17,11 @@ import { coldStart } from './cold-start.js';
 import { createPostLatency } from './create-post-latency.js';
 import { idleRss } from './idle-rss.js';
 import { installTime } from './install-time.js';
+import { type PostgresServer, startBenchPostgres } from './lib/postgres.js';
 import { MAIN, removeTempDirs } from './lib/proc.js';
 import { type BenchResult, type Figure, machine, table } from './lib/report.js';
+import { postgresCreatePostLatency } from './postgres-create-post.js';
+import { postgresInstances } from './postgres-instances.js';
 import { schedulerThroughput } from './scheduler.js';
 import { stdioThroughput } from './stdio-throughput.js';
 import { uploadRss } from './upload-rss.js';
@@ -29,6 +35,13 @@ const { values } = parseArgs({
 });
 const quick = values.quick;
 
+/** The PostgreSQL server of the postgres benchmarks: started on first use, stopped at the end. */
+let postgres: Promise<PostgresServer> | undefined;
+const postgresServer = (): Promise<PostgresServer> => {
+  postgres ??= startBenchPostgres();
+  return postgres;
+};
+
 const BENCHES: Record<string, () => Promise<Figure[]>> = {
   'cold-start': () => coldStart({ runs: quick ? 5 : 15 }),
   'idle-rss': () => idleRss({ idleSeconds: quick ? 2 : 3 }),
@@ -38,14 +51,26 @@ const BENCHES: Record<string, () => Promise<Figure[]>> = {
   scheduler: () => schedulerThroughput(),
   upload: () => uploadRss(),
   install: () => installTime(),
+  'postgres-create-post': async () =>
+    postgresCreatePostLatency(
+      await postgresServer(),
+      quick ? { sizes: [10_000, 100_000], calls: 1_000, warmup: 100 } : {},
+    ),
+  'postgres-instances': async () =>
+    postgresInstances(await postgresServer(), quick ? { seconds: 6, rounds: 3, posts: 300, repeats: 1 } : {}),
 };
+
+/** Names that stand for several benchmarks. */
+const GROUPS: Record<string, string[]> = { postgres: ['postgres-create-post', 'postgres-instances'] };
 
 async function main(): Promise<number> {
   if (!existsSync(MAIN)) throw new Error('dist/main.js is missing: run npm run build (npm run bench does).');
-  const only = values.only?.split(',').map((name) => name.trim());
+  const only = values.only?.split(',').flatMap((name) => GROUPS[name.trim()] ?? [name.trim()]);
   const unknown = only?.filter((name) => !(name in BENCHES)) ?? [];
-  if (unknown.length > 0)
-    throw new Error(`unknown benchmark ${unknown.join(', ')}: ${Object.keys(BENCHES).join(', ')}`);
+  if (unknown.length > 0) {
+    const known = [...Object.keys(BENCHES), ...Object.keys(GROUPS)];
+    throw new Error(`unknown benchmark ${unknown.join(', ')}: ${known.join(', ')}`);
+  }
   const results: BenchResult[] = [];
   for (const [bench, run] of Object.entries(BENCHES)) {
     if (only && !only.includes(bench)) continue;
@@ -61,6 +86,10 @@ async function main(): Promise<number> {
       removeTempDirs();
     }
   }
+  await postgres?.then(
+    (server) => server.stop(),
+    () => undefined,
+  );
   const { openDatabase } = await import('../src/store/sqlite/driver.js');
   const probe = openDatabase(':memory:');
   const report = { date: new Date().toISOString(), quick, machine: machine(probe.driver), results };

@@ -123,8 +123,8 @@ export interface PostStore {
   rememberHeldQueueRun(brandId: number, run: HeldQueueRun): Promise<void>;
   /** Queued (QUEUE mode) posts of the brand due at or after `fromMs`, soonest first. */
   queued(brandId: number, fromMs: number, limit: number): Promise<PostRecord[]>;
-  /** Queued and scheduled posts due at or before `nowMs`, soonest first. */
-  due(nowMs: number, limit: number): Promise<PostRecord[]>;
+  /** Queued and scheduled posts due at or before `nowMs` (of one brand, when given), soonest first. */
+  due(nowMs: number, limit: number, brandId?: number): Promise<PostRecord[]>;
   /** The earliest due time of a queued or scheduled post, if any. */
   nextDueAtMs(): Promise<number | undefined>;
 }
@@ -282,15 +282,32 @@ export interface SandboxOutbox {
   ): Promise<void>;
 }
 
+/**
+ * What a transaction reads and then writes, for a store whose transactions can run side by side (a
+ * server database shared by several instances): a brand (its posts, queue slots, idempotency keys and
+ * due posts starting), or one post of it (its deliveries and its settling). A transaction on a brand
+ * runs alone among those on that brand and on its posts; transactions on different posts of a brand run
+ * side by side, and so do those of different brands; a transaction without a target runs alone. Work
+ * that names a target reads and then writes nothing outside it (anything else it writes is a single
+ * conditional statement, safe by itself). A store may run every transaction alone, as SQLite does.
+ */
+export interface TransactionTarget {
+  brandId: number;
+  /** A post of the brand: the transaction settles that post's deliveries, nothing else of the brand. */
+  postId?: number;
+}
+
 export interface Store {
   /**
    * Runs `work` in one transaction: everything or nothing is written. `work` is given the store bound to
    * the transaction and must use it (`tx`), not this store, for everything it reads and writes: what the
    * store does meanwhile for other callers waits for the transaction to end, or runs beside it on its own
-   * connection, but never joins it. `tx.transaction(...)` nests: when its `work` throws, only its own
-   * writes are undone, and the outer transaction goes on if its caller catches the error.
+   * connection, but never joins it. `target` says what it reads and then writes (TransactionTarget);
+   * without one it runs alone. `tx.transaction(...)` nests, under the outer transaction's target: when
+   * its `work` throws, only its own writes are undone, and the outer transaction goes on if its caller
+   * catches the error.
    */
-  transaction<T>(work: (tx: Store) => Promise<T>): Promise<T>;
+  transaction<T>(work: (tx: Store) => Promise<T>, target?: TransactionTarget): Promise<T>;
   close(): Promise<void>;
   /** Answers a trivial query: the store can be reached and used now (a health check). */
   ping(): Promise<void>;

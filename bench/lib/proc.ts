@@ -86,3 +86,10 @@ export function cpuMs(pid: number | 'self'): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
+
+/** Context switches (voluntary + involuntary) of a process so far, from /proc/<pid>/status. */
+export function contextSwitches(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0);
+  return field('voluntary_ctxt_switches') + field('nonvoluntary_ctxt_switches');
+}

@@ -82,7 +82,7 @@ export class FollowUps {
                 );
           if (done && decision) await recordChannelFailure(tx, delivery.channelId, decision, nowMs);
           return done;
-        });
+        }, post && { brandId: post.brandId, postId: post.id });
       } finally {
         this.options.lease.release(delivery.id);
       }

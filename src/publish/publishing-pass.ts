@@ -143,12 +143,13 @@ export class PublishingPass {
         await store.deliveries.releaseExpired(delivery.id, nowMs);
         continue;
       }
+      const stored = await store.posts.get(delivery.postId);
       const outcome = await store.transaction(async (tx) => {
         if (!(await tx.deliveries.failExpired(delivery.id, IN_DOUBT_REASON, nowMs))) return undefined;
         return { settled: await settlePost(tx, delivery.postId, nowMs) };
-      });
+      }, stored && { brandId: stored.brandId, postId: stored.id });
       if (!outcome) continue;
-      const post = (await store.posts.get(delivery.postId)) ?? { id: delivery.postId, brandId: 0 };
+      const post = stored ?? { id: delivery.postId, brandId: 0 };
       this.announce(post, [
         deliveryFailed(post, delivery, IN_DOUBT_REASON),
         ...(outcome.settled ? [postSettled(post, outcome.settled)] : []),
@@ -162,6 +163,11 @@ export class PublishingPass {
     }
   }
 
+  /**
+   * Starts the due posts, a batch at a time, in one transaction per brand of the batch: on the brand, so
+   * that schedulers of other processes start that brand's posts one at a time with this one (and with
+   * changes to its posts), and those of other brands side by side.
+   */
   private async startDuePosts(): Promise<number> {
     const { store } = this;
     let started = 0;
@@ -169,22 +175,25 @@ export class PublishingPass {
       const nowMs = this.clock.now();
       const due = await store.posts.due(nowMs, this.batchSize);
       if (due.length === 0) return started;
-      const events: PublishingEvent[] = [];
-      await store.transaction(async (tx) => {
-        for (const post of due) {
-          // Another flow or process may have started, cancelled or moved it since it was read.
-          const current = await tx.posts.get(post.id);
-          if (current?.status !== 'queued' && current?.status !== 'scheduled') continue;
-          if (current.dueAtMs === null || current.dueAtMs > nowMs) continue;
-          const start = await startPublishing(tx, current, nowMs);
-          started++;
-          if (!this.events) continue;
-          events.push(...postStarted(current, start.deliveries));
-          if (start.settled) events.push(postSettled(current, start.settled));
-        }
-      });
-      // Told once committed: a rolled-back start did not happen.
-      for (const event of events) this.tell(event);
+      for (const brandId of new Set(due.map((post) => post.brandId))) {
+        const events: PublishingEvent[] = [];
+        await store.transaction(
+          async (tx) => {
+            // Read again in the transaction: another flow or process may have started, cancelled or
+            // moved them since; what it started is no longer due, and the next due posts take their place.
+            for (const current of await tx.posts.due(nowMs, this.batchSize, brandId)) {
+              const start = await startPublishing(tx, current, nowMs);
+              started++;
+              if (!this.events) continue;
+              events.push(...postStarted(current, start.deliveries));
+              if (start.settled) events.push(postSettled(current, start.settled));
+            }
+          },
+          { brandId },
+        );
+        // Told once committed: a rolled-back start did not happen.
+        for (const event of events) this.tell(event);
+      }
       if (due.length < this.batchSize) return started;
     }
   }
@@ -306,7 +315,7 @@ export class PublishingPass {
         const settled = mine ? await settlePost(tx, delivery.postId, nowMs) : undefined;
         const [next] = this.halted ? [] : await tx.deliveries.claimPending(1, this.lease.claim(), nowMs);
         return { mine, settled, next };
-      });
+      }, post && { brandId: post.brandId, postId: post.id });
     } finally {
       this.lease.release(delivery.id);
     }

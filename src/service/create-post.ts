@@ -2,7 +2,7 @@
  * Post creation: every rule of http-interface.md's post section and product.md, in the order the
  * interface implies: 404 for the brand and the collection, then every validation failure at once
  * (422), then the YouTube playlist channels (404). The queue slot is taken and the post stored in one
- * transaction, so two posts never get the same slot. An idempotency key, or the same post created
+ * transaction on the brand, so two posts never get the same slot. An idempotency key, or the same post created
  * again within ten minutes, returns the first post instead of publishing twice.
  */
 import { NotFoundError, ValidationError } from '../domain/errors.js';
@@ -64,26 +64,29 @@ export async function createPost(context: PostContext, request: unknown): Promis
     const duplicate = duplicateResult(earlier, brand, idempotencyKey !== undefined);
     return { ...duplicate, dryRun: true, message: `Dry run, nothing stored: ${duplicate.message}` };
   }
-  const created = await store.transaction(async (tx) => {
-    const earlier = await findEarlier(tx, brand.id, idempotencyKey, hash, nowMs);
-    if (earlier) return duplicateResult(earlier, brand, idempotencyKey !== undefined);
-    const timing = await resolveTiming(tx, brand, payload, checked.scheduledAtMs, nowMs);
-    const id = await tx.posts.insert({
-      brandId: brand.id,
-      collectionId: collection.id,
-      userId: user.id,
-      publishMode: payload.publishMode,
-      status: timing.status,
-      payload,
-      dueAtMs: timing.dueAtMs,
-      createdAtMs: nowMs,
-      idempotencyKey: idempotencyKey ?? null,
-      contentHash: hash,
-    });
-    if (timing.status === 'publishing')
-      await startPublishing(tx, (await tx.posts.find(brand.id, id))!, nowMs);
-    return { id, message: describeOutcome({ ...target, id, dueAtMs: timing.dueAtMs }) };
-  });
+  const created = await store.transaction(
+    async (tx) => {
+      const earlier = await findEarlier(tx, brand.id, idempotencyKey, hash, nowMs);
+      if (earlier) return duplicateResult(earlier, brand, idempotencyKey !== undefined);
+      const timing = await resolveTiming(tx, brand, payload, checked.scheduledAtMs, nowMs);
+      const id = await tx.posts.insert({
+        brandId: brand.id,
+        collectionId: collection.id,
+        userId: user.id,
+        publishMode: payload.publishMode,
+        status: timing.status,
+        payload,
+        dueAtMs: timing.dueAtMs,
+        createdAtMs: nowMs,
+        idempotencyKey: idempotencyKey ?? null,
+        contentHash: hash,
+      });
+      if (timing.status === 'publishing')
+        await startPublishing(tx, (await tx.posts.find(brand.id, id))!, nowMs);
+      return { id, message: describeOutcome({ ...target, id, dueAtMs: timing.dueAtMs }) };
+    },
+    { brandId: brand.id },
+  );
   if (payload.publishMode !== 'DRAFT' && !created.duplicate) context.onPlanChanged?.();
   return withWarnings(created);
 }

@@ -137,33 +137,36 @@ export async function updatePost(context: PostContext, request: unknown): Promis
   const payload = whole.value;
   await checkPlaylistChannels(store, brand.id, payload);
 
-  const updated = await store.transaction(async (tx) => {
-    // Read again in the transaction: the post may have started publishing since it was read.
-    const current = await postOf(tx, brand, post.id);
-    assertEditable(current, 'changed');
-    // Keep a queued post's slot unless its mode changes; otherwise let it give up its old time first.
-    const keepsSlot =
-      current.publishMode === 'QUEUE' && payload.publishMode === 'QUEUE' && current.status === 'queued';
-    if (!keepsSlot) await tx.posts.setStatus(post.id, 'draft', nowMs);
-    const timing = keepsSlot
-      ? { status: current.status, dueAtMs: current.dueAtMs }
-      : await resolveTiming(tx, brand, payload, checked.scheduledAtMs, nowMs);
-    await tx.posts.update(
-      post.id,
-      {
-        collectionId: post.collectionId,
-        publishMode: payload.publishMode,
-        status: timing.status,
-        payload,
-        dueAtMs: timing.dueAtMs,
-        contentHash: contentHash(post.collectionId, payload),
-      },
-      nowMs,
-    );
-    const stored = (await tx.posts.find(brand.id, post.id))!;
-    if (timing.status === 'publishing') await startPublishing(tx, stored, nowMs);
-    return (await tx.posts.find(brand.id, post.id))!;
-  });
+  const updated = await store.transaction(
+    async (tx) => {
+      // Read again in the transaction: the post may have started publishing since it was read.
+      const current = await postOf(tx, brand, post.id);
+      assertEditable(current, 'changed');
+      // Keep a queued post's slot unless its mode changes; otherwise let it give up its old time first.
+      const keepsSlot =
+        current.publishMode === 'QUEUE' && payload.publishMode === 'QUEUE' && current.status === 'queued';
+      if (!keepsSlot) await tx.posts.setStatus(post.id, 'draft', nowMs);
+      const timing = keepsSlot
+        ? { status: current.status, dueAtMs: current.dueAtMs }
+        : await resolveTiming(tx, brand, payload, checked.scheduledAtMs, nowMs);
+      await tx.posts.update(
+        post.id,
+        {
+          collectionId: post.collectionId,
+          publishMode: payload.publishMode,
+          status: timing.status,
+          payload,
+          dueAtMs: timing.dueAtMs,
+          contentHash: contentHash(post.collectionId, payload),
+        },
+        nowMs,
+      );
+      const stored = (await tx.posts.find(brand.id, post.id))!;
+      if (timing.status === 'publishing') await startPublishing(tx, stored, nowMs);
+      return (await tx.posts.find(brand.id, post.id))!;
+    },
+    { brandId: brand.id },
+  );
   if (updated.status !== 'draft') context.onPlanChanged?.();
   const presented = await present(context, brand, updated);
   const warnings = collection
@@ -177,20 +180,23 @@ export async function deletePost(context: PostContext, request: unknown): Promis
   const brand = await brandOf(context, brandId);
   const nowMs = context.clock.now();
   // Read and changed in one transaction: the post may not start publishing in between.
-  return context.store.transaction(async (tx) => {
-    const post = await postOf(tx, brand, postId);
-    assertEditable(post, 'deleted');
-    if (post.status === 'draft') {
-      await tx.posts.remove(post.id);
-      return { id: post.id, status: 'deleted', message: `Draft ${post.id} was deleted.` };
-    }
-    await tx.posts.setStatus(post.id, 'cancelled', nowMs);
-    return {
-      id: post.id,
-      status: 'cancelled',
-      message: `Post ${post.id} was cancelled: it was ${describePost(post, brand)} and will not be published. Its queue time is free again.`,
-    };
-  });
+  return context.store.transaction(
+    async (tx) => {
+      const post = await postOf(tx, brand, postId);
+      assertEditable(post, 'deleted');
+      if (post.status === 'draft') {
+        await tx.posts.remove(post.id);
+        return { id: post.id, status: 'deleted', message: `Draft ${post.id} was deleted.` };
+      }
+      await tx.posts.setStatus(post.id, 'cancelled', nowMs);
+      return {
+        id: post.id,
+        status: 'cancelled',
+        message: `Post ${post.id} was cancelled: it was ${describePost(post, brand)} and will not be published. Its queue time is free again.`,
+      };
+    },
+    { brandId: brand.id },
+  );
 }
 
 /** Publishes a draft, queued or scheduled post now (its content is checked as for IMMEDIATE). */

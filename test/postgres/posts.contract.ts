@@ -206,7 +206,7 @@ export function postsContract(open: OpenStore): void {
       expect(await posts.plannedTimesFrom(ws.brandId, at(6), 10)).toEqual([]);
     });
 
-    it('lists queued (QUEUE mode) posts from a time on, and due posts of every brand, soonest first', async () => {
+    it('lists queued (QUEUE mode) posts from a time on, and due posts of every brand or of one, soonest first', async () => {
       const ws = await seedWorkspace(await open());
       const { posts } = ws.store;
       const at = (minutes: number) => NOW + minutes * MINUTE;
@@ -224,6 +224,9 @@ export function postsContract(open: OpenStore): void {
       expect((await posts.queued(ws.brandId, at(-10), 1)).map((p) => p.id)).toEqual([q1]);
       expect((await posts.due(NOW, 10)).map((p) => p.id)).toEqual([s1, other, q1]);
       expect((await posts.due(NOW, 2)).map((p) => p.id)).toEqual([s1, other]);
+      expect((await posts.due(NOW, 10, ws.brandId)).map((p) => p.id)).toEqual([s1, q1]);
+      expect((await posts.due(NOW, 1, ws.brandId)).map((p) => p.id)).toEqual([s1]);
+      expect((await posts.due(NOW, 10, ws.otherBrandId)).map((p) => p.id)).toEqual([other]);
       expect(await posts.nextDueAtMs()).toBe(at(-3));
       for (const id of [q1, q2, s1, other]) await posts.setStatus(id, 'cancelled', NOW);
       expect(await posts.nextDueAtMs()).toBeUndefined();

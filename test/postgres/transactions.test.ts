@@ -1,15 +1,18 @@
 /**
  * Transactions of the PostgreSQL store beyond the port's contract (transactions.contract.ts): they run
- * on a connection of their own, unseen until committed; store transactions run one at a time across
- * instances, as SQLite's do, so the service's read-then-write transactions (the next free queue slot,
- * an idempotency key) stay correct when instances race; a failed statement fails the whole transaction
- * with its own error; a store bound to a transaction is only usable inside it.
+ * on a connection of their own, unseen until committed; store transactions without a target run one at
+ * a time across instances, as SQLite's do, and those with one (the port's TransactionTarget) one at a
+ * time per brand or per post, so the service's read-then-write transactions (the next free queue slot,
+ * an idempotency key, settling a post) stay correct when instances race; a failed statement fails the
+ * whole transaction with its own error; a store bound to a transaction is only usable inside it.
  */
 import { expect, it } from 'vitest';
+import type { TransactionTarget } from '../../src/ports.js';
+import { settlePost } from '../../src/service/publishing.js';
 import type { AsyncStore } from '../../src/store/postgres/async-port.js';
 import type { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { usePostgres } from './postgres-databases.js';
-import { HOUR, NOW, newPost, seedWorkspace, type Workspace } from './store-fixture.js';
+import { HOUR, NOW, newPost, postWithDeliveries, seedWorkspace, type Workspace } from './store-fixture.js';
 
 const postgres = usePostgres();
 
@@ -53,32 +56,106 @@ it('runs one store transaction at a time, across instances', async () => {
   }
 });
 
-it('gives racing QUEUE posts of one brand different slots, as the service takes them', async () => {
+/** Runs two transactions at once, each holding on for a while; whether they overlapped. */
+async function overlap(
+  first: (work: (tx: AsyncStore) => Promise<void>) => Promise<void>,
+  second: (work: (tx: AsyncStore) => Promise<void>) => Promise<void>,
+): Promise<boolean> {
+  const timeline: string[] = [];
+  const work = (name: string) => async (tx: AsyncStore) => {
+    timeline.push(`${name} begins`);
+    await tx.countUsers();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    timeline.push(`${name} ends`);
+  };
+  await Promise.all([first(work('first')), second(work('second'))]);
+  return timeline[1]!.endsWith('begins');
+}
+
+it('runs transactions on different brands, or on different posts of a brand, side by side', async () => {
   const { a, b, ws } = await twoInstances();
-  const slots = Array.from({ length: 30 }, (_, i) => NOW + (i + 1) * HOUR);
-  // The service's shape: read the planned times, take the first free slot, insert, in one transaction.
-  const queuePost = (store: PostgresStore) =>
-    store.transaction(async (tx) => {
-      const taken = new Set(await tx.posts.plannedTimesFrom(ws.brandId, NOW, 100));
-      const slot = slots.find((s) => !taken.has(s))!;
-      await tx.posts.insert(newPost(ws, { publishMode: 'QUEUE', status: 'queued', dueAtMs: slot }));
-      return slot;
-    });
-  const taken = await Promise.all(Array.from({ length: 20 }, (_, i) => queuePost(i % 2 === 0 ? a : b)));
-  expect(new Set(taken).size).toBe(20);
-  expect(await a.posts.plannedTimesFrom(ws.brandId, NOW, 100)).toEqual(slots.slice(0, 20));
+  const on = (store: PostgresStore, target: TransactionTarget) => (work: (tx: AsyncStore) => Promise<void>) =>
+    store.transaction(work, target);
+  expect(await overlap(on(a, { brandId: ws.brandId }), on(b, { brandId: ws.otherBrandId }))).toBe(true);
+  expect(
+    await overlap(on(a, { brandId: ws.brandId, postId: 1 }), on(b, { brandId: ws.brandId, postId: 2 })),
+  ).toBe(true);
 });
 
-it('creates one post for racing requests with one idempotency key; the others find it', async () => {
+it('runs transactions on one brand, on a brand and its post, on one post, or without a target one at a time', async () => {
   const { a, b, ws } = await twoInstances();
-  const create = (store: PostgresStore) =>
-    store.transaction(async (tx) => {
-      const earlier = await tx.posts.findByIdempotencyKey(ws.brandId, 'once');
-      return earlier?.id ?? (await tx.posts.insert(newPost(ws, { idempotencyKey: 'once' })));
-    });
-  const ids = await Promise.all(Array.from({ length: 10 }, (_, i) => create(i % 2 === 0 ? a : b)));
-  expect(new Set(ids).size).toBe(1);
-  expect(await a.posts.count(ws.brandId, { order: 'newest' })).toBe(1);
+  const on =
+    (store: PostgresStore, target?: TransactionTarget) => (work: (tx: AsyncStore) => Promise<void>) =>
+      store.transaction(work, target);
+  const brand = { brandId: ws.brandId };
+  const post = { brandId: ws.brandId, postId: 1 };
+  expect(await overlap(on(a, brand), on(b, brand))).toBe(false);
+  expect(await overlap(on(a, brand), on(b, post))).toBe(false);
+  expect(await overlap(on(a, post), on(b, brand))).toBe(false);
+  expect(await overlap(on(a, post), on(b, post))).toBe(false);
+  expect(await overlap(on(a), on(b, { brandId: ws.otherBrandId }))).toBe(false);
+  expect(await overlap(on(a, { brandId: ws.otherBrandId }), on(b))).toBe(false);
+});
+
+for (const target of ['none', 'brand'] as const) {
+  const targetOf = (ws: Workspace) => (target === 'brand' ? { brandId: ws.brandId } : undefined);
+
+  it(`gives racing QUEUE posts of one brand different slots, as the service takes them (target: ${target})`, async () => {
+    const { a, b, ws } = await twoInstances();
+    const slots = Array.from({ length: 30 }, (_, i) => NOW + (i + 1) * HOUR);
+    // The service's shape: read the planned times, take the first free slot, insert, in one transaction.
+    const queuePost = (store: PostgresStore) =>
+      store.transaction(async (tx) => {
+        const taken = new Set(await tx.posts.plannedTimesFrom(ws.brandId, NOW, 100));
+        const slot = slots.find((s) => !taken.has(s))!;
+        await tx.posts.insert(newPost(ws, { publishMode: 'QUEUE', status: 'queued', dueAtMs: slot }));
+        return slot;
+      }, targetOf(ws));
+    const taken = await Promise.all(Array.from({ length: 20 }, (_, i) => queuePost(i % 2 === 0 ? a : b)));
+    expect(new Set(taken).size).toBe(20);
+    expect(await a.posts.plannedTimesFrom(ws.brandId, NOW, 100)).toEqual(slots.slice(0, 20));
+  });
+
+  it(`creates one post for racing requests with one idempotency key; the others find it (target: ${target})`, async () => {
+    const { a, b, ws } = await twoInstances();
+    const create = (store: PostgresStore) =>
+      store.transaction(async (tx) => {
+        const earlier = await tx.posts.findByIdempotencyKey(ws.brandId, 'once');
+        return earlier?.id ?? (await tx.posts.insert(newPost(ws, { idempotencyKey: 'once' })));
+      }, targetOf(ws));
+    const ids = await Promise.all(Array.from({ length: 10 }, (_, i) => create(i % 2 === 0 ? a : b)));
+    expect(new Set(ids).size).toBe(1);
+    expect(await a.posts.count(ws.brandId, { order: 'newest' })).toBe(1);
+  });
+}
+
+it('settles a post once when two instances record its last deliveries at the same moment, each on the post', async () => {
+  const { a, b, ws } = await twoInstances();
+  const posts = await Promise.all(Array.from({ length: 10 }, () => postWithDeliveries(ws)));
+  const sent = { externalId: null, url: null, commentDueAtMs: null, pollCloseAtMs: null };
+  const claim = { owner: 'sender', leaseUntilMs: NOW + HOUR };
+  await a.deliveries.claimPending(100, claim, NOW);
+  // The scheduler's shape (publishing-pass.ts): mark the delivery sent, then settle the post if none
+  // is left open; the pause lets the other instance's transaction run meanwhile, were it not waiting.
+  const markAndSettle = (store: PostgresStore, postId: number, deliveryId: number) =>
+    store.transaction(
+      async (tx) => {
+        await tx.deliveries.markSent(deliveryId, 'sender', sent, NOW);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        return settlePost(tx, postId, NOW);
+      },
+      { brandId: ws.brandId, postId },
+    );
+  for (const { ids } of posts) await a.deliveries.markSent(ids[0], 'sender', sent, NOW);
+  const settled = await Promise.all(
+    posts.map(async ({ postId, ids }) =>
+      (await Promise.all([markAndSettle(a, postId, ids[1]), markAndSettle(b, postId, ids[2])])).filter(
+        (status) => status !== undefined,
+      ),
+    ),
+  );
+  expect(settled).toEqual(posts.map(() => ['published']));
+  for (const { postId } of posts) expect((await a.posts.get(postId))?.status).toBe('published');
 });
 
 it('surfaces a unique violation as the driver’s error (23505, naming the constraint), as SQLite’s adapter does', async () => {

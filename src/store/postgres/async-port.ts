@@ -12,6 +12,7 @@ import type {
   PostStore,
   SandboxOutbox,
   Store,
+  TransactionTarget,
 } from '../../ports.js';
 
 /** `T` with each method returning a promise of its result; other members as they are. */
@@ -35,8 +36,9 @@ export interface AsyncStore extends Omit<Async<Store>, SubStores | 'transaction'
   readonly apiKeys: AsyncApiKeyStore;
   /**
    * Runs `work` in one transaction, handing it the store bound to that transaction (`tx`), which it must
-   * use for everything: everything or nothing is written. `tx.transaction(...)` nests as a savepoint.
+   * use for everything: everything or nothing is written. `target` as in the Store port.
+   * `tx.transaction(...)` nests as a savepoint.
    */
-  transaction<T>(work: (tx: AsyncStore) => Promise<T>): Promise<T>;
+  transaction<T>(work: (tx: AsyncStore) => Promise<T>, target?: TransactionTarget): Promise<T>;
   close(): Promise<void>;
 }

@@ -215,13 +215,22 @@ export class PostgresPostStore implements AsyncPostStore {
     return rows.map(toPost);
   }
 
-  async due(nowMs: number, limit: number): Promise<PostRecord[]> {
-    const rows = await this.sql.all(
-      `SELECT ${COLUMNS} FROM posts WHERE due_at_ms <= $1 AND status IN ('queued', 'scheduled')
-       ORDER BY due_at_ms, id LIMIT $2`,
-      nowMs,
-      limit,
-    );
+  async due(nowMs: number, limit: number, brandId?: number): Promise<PostRecord[]> {
+    const rows =
+      brandId === undefined
+        ? await this.sql.all(
+            `SELECT ${COLUMNS} FROM posts WHERE due_at_ms <= $1 AND status IN ('queued', 'scheduled')
+             ORDER BY due_at_ms, id LIMIT $2`,
+            nowMs,
+            limit,
+          )
+        : await this.sql.all(
+            `SELECT ${COLUMNS} FROM posts WHERE brand_id = $3 AND due_at_ms <= $1 AND status IN ('queued', 'scheduled')
+             ORDER BY due_at_ms, id LIMIT $2`,
+            nowMs,
+            limit,
+            brandId,
+          );
     return rows.map(toPost);
   }
 

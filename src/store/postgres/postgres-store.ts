@@ -13,6 +13,7 @@ import type {
   CollectionUpsert,
   MediaRecord,
   PageWindow,
+  TransactionTarget,
   UserRecord,
   UserUpsert,
 } from '../../ports.js';
@@ -71,8 +72,11 @@ export class PostgresStore implements AsyncStore {
     return new PostgresStore(new PoolSql(pool), { url, pool, memo: {}, closed: false });
   }
 
-  transaction<T>(work: (tx: AsyncStore) => Promise<T>): Promise<T> {
-    return this.sql.transaction((sql) => work(sql === this.sql ? this : new PostgresStore(sql, this.shared)));
+  transaction<T>(work: (tx: AsyncStore) => Promise<T>, target?: TransactionTarget): Promise<T> {
+    return this.sql.transaction(
+      (sql) => work(sql === this.sql ? this : new PostgresStore(sql, this.shared)),
+      target,
+    );
   }
 
   /** The signals between the instances on this database: LISTEN/NOTIFY (signals.ts). */

@@ -3,18 +3,23 @@
  * the one connection of a transaction inside it; transactions that nest as savepoints; PostgreSQL's
  * storage faults turned into the service's typed errors.
  *
- * Every store transaction takes one advisory lock first (WRITE_LOCK), so store transactions run one at
- * a time, as on SQLite, whose BEGIN IMMEDIATE takes the database's write lock. The service was written
- * for that: it reads and then writes in one transaction (the next free queue slot, then the post that
- * takes it; an idempotency key looked up, then the post inserted; a natural key looked up, then the
- * workspace row upserted), and under READ COMMITTED two such transactions could otherwise both read
- * before either writes. Statements outside a transaction do not take it: each is atomic on its own, a
- * claim picks its rows with FOR UPDATE SKIP LOCKED, and every conditional change is re-checked by
- * PostgreSQL against the row's latest version once its lock is granted.
+ * Every store transaction takes advisory locks first (advisory-locks.ts), so that transactions that
+ * read and then write the same things run one at a time, as on SQLite, whose BEGIN IMMEDIATE takes the
+ * database's write lock. The service was written for that: it reads and then writes in one transaction
+ * (the next free queue slot, then the post that takes it; an idempotency key looked up, then the post
+ * inserted; a post's deliveries counted, then the post settled), and under READ COMMITTED two such
+ * transactions could otherwise both read before either writes. A transaction without a target takes
+ * the write lock alone: it runs alone, across instances. One with a target (the Store port's
+ * TransactionTarget) shares the write lock and takes its brand's lock, or shares its brand's and takes
+ * its post's: transactions on different brands, or on different posts of a brand, run side by side.
+ * Statements outside a transaction take no lock: each is atomic on its own, a claim picks its rows with
+ * FOR UPDATE SKIP LOCKED, and every conditional change is re-checked by PostgreSQL against the row's
+ * latest version once its lock is granted.
  */
 import type { Pool, PoolClient, QueryResult } from 'pg';
 import { StorageFullError, StorageReadOnlyError } from '../../domain/errors.js';
-import { LOCK_NAMESPACE, WRITE_LOCK } from './advisory-locks.js';
+import type { TransactionTarget } from '../../ports.js';
+import { lockStatements } from './advisory-locks.js';
 
 /** A statement parameter; arrays become PostgreSQL arrays (`= ANY($1)`), bytes become bytea. */
 export type SqlParam = string | number | boolean | null | Uint8Array | readonly number[] | readonly string[];
@@ -31,10 +36,11 @@ export interface Sql {
   /** The number in column `n` of the first row (a COUNT). */
   count(text: string, ...params: SqlParam[]): Promise<number>;
   /**
-   * Runs `work` in one transaction, on one connection (`sql` is bound to it): everything or nothing is
-   * written. Inside another, it is a savepoint: when `work` throws, only its own writes are undone.
+   * Runs `work` in one transaction, on one connection (`sql` is bound to it), under the locks of
+   * `target` (see above): everything or nothing is written. Inside another, it is a savepoint, under the
+   * outer transaction's locks: when `work` throws, only its own writes are undone.
    */
-  transaction<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
+  transaction<T>(work: (sql: Sql) => Promise<T>, target?: TransactionTarget): Promise<T>;
   /** Runs `work` in the transaction under way, else in one of its own: for a write of several statements. */
   atomic<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
 }
@@ -87,7 +93,7 @@ function driverParams(params: readonly SqlParam[]): unknown[] {
 abstract class Statements implements Sql {
   abstract readonly inTransaction: boolean;
   protected abstract query(text: string, params: unknown[]): Promise<QueryResult<Row>>;
-  abstract transaction<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
+  abstract transaction<T>(work: (sql: Sql) => Promise<T>, target?: TransactionTarget): Promise<T>;
   abstract atomic<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
 
   async all(text: string, ...params: SqlParam[]): Promise<Row[]> {
@@ -143,13 +149,13 @@ export class PoolSql extends Statements {
     }
   }
 
-  async transaction<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
+  async transaction<T>(work: (sql: Sql) => Promise<T>, target?: TransactionTarget): Promise<T> {
     const client = await checkOut(this.pool);
     const tx = new TransactionSql(client);
     // A connection whose ROLLBACK failed is in an unknown state: the pool must not hand it out again.
     let broken: Error | undefined;
     try {
-      await tx.begin();
+      await tx.begin(target);
       const result = await work(tx);
       await tx.commit();
       return result;
@@ -206,9 +212,9 @@ class TransactionSql extends Statements {
     return this.client.query<Row>(text, params);
   }
 
-  /** BEGIN and the write lock in one round trip (no parameters: a simple query may hold both). */
-  async begin(): Promise<void> {
-    await this.control(`BEGIN; SELECT pg_advisory_xact_lock(${LOCK_NAMESPACE}, ${WRITE_LOCK})`);
+  /** BEGIN and the target's locks in one round trip (no parameters: a simple query may hold several). */
+  async begin(target: TransactionTarget | undefined): Promise<void> {
+    await this.control(['BEGIN', ...lockStatements(target)].join('; '));
   }
 
   async commit(): Promise<void> {
@@ -233,7 +239,7 @@ class TransactionSql extends Statements {
     this.over = true;
   }
 
-  async transaction<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
+  async transaction<T>(work: (sql: Sql) => Promise<T>, _target?: TransactionTarget): Promise<T> {
     if (this.aborted !== undefined) throw this.aborted;
     const name = `sp_${this.depth}`;
     await this.control(`SAVEPOINT ${name}`);

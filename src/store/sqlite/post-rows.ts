@@ -274,15 +274,22 @@ export class SqlitePostStore implements PostStore {
     );
   }
 
-  due(nowMs: number, limit: number): Promise<PostRecord[]> {
+  due(nowMs: number, limit: number, brandId?: number): Promise<PostRecord[]> {
     return this.scope.run(() =>
-      this.sql
-        .all(
-          `SELECT ${COLUMNS} FROM posts INDEXED BY posts_due WHERE due_at_ms <= ? AND status IN ('queued', 'scheduled') ORDER BY due_at_ms LIMIT ?`,
-          nowMs,
-          limit,
-        )
-        .map(toPost),
+      (brandId === undefined
+        ? this.sql.all(
+            `SELECT ${COLUMNS} FROM posts INDEXED BY posts_due WHERE due_at_ms <= ? AND status IN ('queued', 'scheduled') ORDER BY due_at_ms LIMIT ?`,
+            nowMs,
+            limit,
+          )
+        : this.sql.all(
+            `SELECT ${COLUMNS} FROM posts INDEXED BY posts_planned_by_brand
+             WHERE brand_id = ? AND due_at_ms <= ? AND status IN ('queued', 'scheduled') ORDER BY due_at_ms LIMIT ?`,
+            brandId,
+            nowMs,
+            limit,
+          )
+      ).map(toPost),
     );
   }
 

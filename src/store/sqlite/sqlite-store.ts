@@ -13,6 +13,7 @@ import type {
   MediaRecord,
   PageWindow,
   Store,
+  TransactionTarget,
   UserRecord,
   UserUpsert,
 } from '../../ports.js';
@@ -99,7 +100,8 @@ export class SqliteStore implements Store {
     return this.sql.db.driver;
   }
 
-  transaction<T>(work: (tx: Store) => Promise<T>): Promise<T> {
+  /** Every transaction runs alone (BEGIN IMMEDIATE takes the database's write lock): a target changes nothing. */
+  transaction<T>(work: (tx: Store) => Promise<T>, _target?: TransactionTarget): Promise<T> {
     return this.scope.transaction((inner) => work(new SqliteStore(this.connection, inner)));
   }
 
