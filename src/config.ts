@@ -94,7 +94,19 @@ export interface Config {
 }
 
 /** Where deliveries go: the sandbox (records them) or a webhook (POSTs each, signed). */
-export type PublisherConfig = { kind: 'sandbox' } | { kind: 'webhook'; url: string; secret: string };
+export type PublisherConfig =
+  | { kind: 'sandbox' }
+  | {
+      kind: 'webhook';
+      url: string;
+      secret: string;
+      /**
+       * The receiver publishes once per `idempotency-key` (SOCIAL_PUBLISHER_WEBHOOK_DEDUPLICATES): a
+       * send whose outcome is unknown (a timeout, a process killed mid-send) is sent again, instead of
+       * failed. Off unless the operator says so, since a receiver that does not would publish twice.
+       */
+      deduplicates: boolean;
+    };
 
 /** The OS's per-user data directory for this program. */
 export function defaultDataDir(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): string {
@@ -310,7 +322,7 @@ function parseToolSelection(env: NodeJS.ProcessEnv): ToolSelection {
 
 /** The environment wins over `publisher.json` in the data directory; neither means the sandbox. */
 function loadPublisherConfig(env: NodeJS.ProcessEnv, dataDir: string): PublisherConfig {
-  let file: { webhookUrl?: unknown; webhookSecret?: unknown } = {};
+  let file: { webhookUrl?: unknown; webhookSecret?: unknown; webhookDeduplicates?: unknown } = {};
   const path = join(dataDir, 'publisher.json');
   try {
     file = JSON.parse(readFileSync(path, 'utf8')) as typeof file;
@@ -325,7 +337,17 @@ function loadPublisherConfig(env: NodeJS.ProcessEnv, dataDir: string): Publisher
   const secret =
     nonEmpty(env.SOCIAL_PUBLISHER_WEBHOOK_SECRET) ??
     (typeof file.webhookSecret === 'string' ? file.webhookSecret : undefined);
-  if (url === undefined && secret === undefined) return { kind: 'sandbox' };
+  const deduplicates = parseDeduplicates(
+    nonEmpty(env.SOCIAL_PUBLISHER_WEBHOOK_DEDUPLICATES) ?? file.webhookDeduplicates,
+  );
+  if (url === undefined && secret === undefined) {
+    if (deduplicates !== undefined) {
+      throw new ConfigError(
+        'SOCIAL_PUBLISHER_WEBHOOK_DEDUPLICATES is about the webhook publisher: set SOCIAL_PUBLISHER_WEBHOOK_URL and SOCIAL_PUBLISHER_WEBHOOK_SECRET too, or leave it unset.',
+      );
+    }
+    return { kind: 'sandbox' };
+  }
   if (url === undefined || !/^https?:\/\/\S+$/.test(url)) {
     throw new ConfigError('The webhook publisher needs an http(s) URL: set SOCIAL_PUBLISHER_WEBHOOK_URL.');
   }
@@ -334,7 +356,18 @@ function loadPublisherConfig(env: NodeJS.ProcessEnv, dataDir: string): Publisher
       'The webhook publisher needs a secret of at least 16 characters: set SOCIAL_PUBLISHER_WEBHOOK_SECRET.',
     );
   }
-  return { kind: 'webhook', url, secret };
+  return { kind: 'webhook', url, secret, deduplicates: deduplicates ?? false };
+}
+
+/** SOCIAL_PUBLISHER_WEBHOOK_DEDUPLICATES (or `webhookDeduplicates` in publisher.json): undefined if unset. */
+function parseDeduplicates(value: unknown): boolean | undefined {
+  if (value === undefined || typeof value === 'boolean') return value;
+  const text = String(value).trim().toLowerCase();
+  if (['1', 'true', 'yes'].includes(text)) return true;
+  if (['0', 'false', 'no'].includes(text)) return false;
+  throw new ConfigError(
+    `SOCIAL_PUBLISHER_WEBHOOK_DEDUPLICATES must be 1 or 0 (or true or false), not ${JSON.stringify(value)}.`,
+  );
 }
 
 const OPTIONS = {

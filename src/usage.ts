@@ -43,6 +43,9 @@ Environment:
   SOCIAL_PUBLISHER_WEBHOOK_URL, SOCIAL_PUBLISHER_WEBHOOK_SECRET
                              publish by POSTing each delivery, signed, to this URL (default: the sandbox);
                              or put {"webhookUrl": ..., "webhookSecret": ...} in DATA_DIR/publisher.json
+  SOCIAL_PUBLISHER_WEBHOOK_DEDUPLICATES
+                             1 = the webhook's receiver publishes once per idempotency-key: a delivery
+                             left in doubt by a crash is sent again (exactly once) instead of failed
   SOCIAL_PUBLISHER_MEDIA_URL_ALLOW
                              comma-separated addresses or CIDR ranges that media URLs may point to although
                              private or local (e.g. 10.0.0.0/8); by default such addresses are refused

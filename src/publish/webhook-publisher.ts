@@ -31,6 +31,11 @@ export interface WebhookPublisherOptions {
   log?: (message: string) => void;
   /** Also told of retries, for the users of the post's brand (MCP logging). */
   events?: PublishingEventSink;
+  /**
+   * The receiver publishes once per `idempotency-key`, as the operator says it does
+   * (SOCIAL_PUBLISHER_WEBHOOK_DEDUPLICATES). Default false.
+   */
+  deduplicates?: boolean;
 }
 
 export type WebhookEvent = 'delivery' | 'comment';
@@ -72,10 +77,12 @@ const SAID_LIMIT = 200;
 export class WebhookPublisher implements Publisher {
   readonly name = 'webhook';
   /**
-   * A timeout can leave a request that the receiver did process; only a receiver that honours
-   * `idempotency-key` makes resending safe, and we cannot know that it does.
+   * A timeout, or a process killed mid-send, can leave a request that the receiver did process; only a
+   * receiver that honours `idempotency-key` makes sending it again safe. We cannot find that out, so it
+   * is the operator's to say (`deduplicates`): then such a send is sent again, with the same key;
+   * otherwise it is failed with the reason.
    */
-  readonly idempotent = false;
+  readonly idempotent: boolean;
   private readonly url: string;
   private readonly secret: string;
   private readonly maxAttempts: number;
@@ -102,6 +109,7 @@ export class WebhookPublisher implements Publisher {
     this.userAgent = `social-publisher-mcp/${options.version ?? 'dev'}`;
     this.log = options.log ?? logInfo;
     this.events = options.events;
+    this.idempotent = options.deduplicates ?? false;
     this.agent = new Agent({
       connect: { timeout: this.timeoutMs },
       headersTimeout: this.timeoutMs,

@@ -1,7 +1,7 @@
 /**
  * Three `serve` instances on one PostgreSQL (docs/deploy.md's setup, on the built program), publishing
  * through the webhook to a receiver here that counts every request it gets, by idempotency key (so by
- * delivery and comment), deduplicating nothing. Writers create QUEUE, SCHEDULE (due a few seconds ahead)
+ * delivery and comment). Writers create QUEUE, SCHEDULE (due a few seconds ahead)
  * and IMMEDIATE posts over the REST API, concurrently and spread over all three; an unanswered create is
  * retried with its Idempotency-Key on the next instance. Meanwhile instances are SIGKILLed at random and
  * started again. At the end:
@@ -9,9 +9,13 @@
  * - every post whose create was answered is there, once (no key made two posts);
  * - no queue slot is held by two posts;
  * - nothing is stuck: every due post settled, no delivery or comment pending or being sent;
- * - no delivery or comment reached the receiver twice; every one recorded sent arrived exactly once; one
- *   a kill left in doubt (it was being sent at that moment) was failed with the reason, never resent, and
- *   there are at most as many of those as kills × concurrency.
+ * - by default, no delivery or comment reached the receiver twice; every one recorded sent arrived exactly
+ *   once; one a kill left in doubt (it was being sent at that moment) was failed with the reason, never
+ *   resent, and there are at most as many of those as kills × concurrency;
+ * - with SOCIAL_PUBLISHER_WEBHOOK_DEDUPLICATES (the receiver publishes once per idempotency key, as this
+ *   one then does), nothing is failed: every delivery and comment is sent, each published once; a
+ *   request repeated is only one a kill left in doubt, sent again with its key and the same body, at most
+ *   kills × concurrency of them.
  *
  * The run is seeded (MULTI_INSTANCE_SEED, printed): the choices replay (which instance is killed, when,
  * which modes are written where); the machine's scheduling of course does not.
@@ -44,14 +48,23 @@ const POSTS_PER_WRITER = 45;
 const KILLS = 5;
 const IN_DOUBT = 'whether it arrived is unknown';
 
-/** A platform stand-in that counts every request by idempotency key and answers after a moment. */
+/**
+ * A platform stand-in that counts every request by idempotency key, keeps the body each key first came
+ * with (what it published) and the bodies of any repeats, and answers after a moment.
+ */
 async function startReceiver() {
   const received = new Map<string, number>();
+  const published = new Map<string, string>();
+  const repeats: { key: string; body: string }[] = [];
   const server = createServer((request, response) => {
-    request.resume();
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const key = String(request.headers['idempotency-key']);
+      const body = Buffer.concat(chunks).toString('utf8');
       received.set(key, (received.get(key) ?? 0) + 1);
+      if (published.has(key)) repeats.push({ key, body });
+      else published.set(key, body);
       // A send takes a while, as on a real platform: kills land mid-send.
       setTimeout(() => response.end(JSON.stringify({ id: `ext-${key}` })), 5 + Math.random() * 25);
     });
@@ -61,20 +74,36 @@ async function startReceiver() {
   return {
     url: `http://127.0.0.1:${port}/hook`,
     received,
+    published,
+    repeats,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
 
-it('publishes every delivery at most once, and once unless a kill left it in doubt, across three instances killed at random', async () => {
+type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+
+type StoredDelivery = {
+  id: string;
+  status: string;
+  reason: string | null;
+  comment_status: string;
+  external_id: string | null;
+};
+
+/**
+ * The run both tests share: writers and kills as the file's comment says, until everything due has
+ * settled and the instances have stopped; then the deliveries as stored.
+ */
+async function chaos(receiver: Receiver, env: Record<string, string>) {
   const random = seededRandom(SEED);
   process.stderr.write(`three instances: seed ${SEED} (MULTI_INSTANCE_SEED replays it)\n`);
-  const receiver = await startReceiver();
   const cluster = await startCluster(postgres(), {
     instances: 3,
     env: {
       SOCIAL_PUBLISHER_CLAIM_LEASE_SECONDS: String(LEASE_SECONDS),
       SOCIAL_PUBLISHER_WEBHOOK_URL: receiver.url,
       SOCIAL_PUBLISHER_WEBHOOK_SECRET: 'a-webhook-secret-for-the-test',
+      ...env,
     },
   });
   const { instances, apiKey } = cluster;
@@ -164,17 +193,28 @@ it('publishes every delivery at most once, and once unless a kill left it in dou
     const settledMs = performance.now() - started;
     await cluster.stopAll();
 
-    const deliveries = await cluster.query<{
-      id: string;
-      status: string;
-      reason: string | null;
-      comment_status: string;
-    }>('SELECT id, status, reason, comment_status FROM deliveries ORDER BY id');
+    const deliveries = await cluster.query<StoredDelivery>(
+      'SELECT id, status, reason, comment_status, external_id FROM deliveries ORDER BY id',
+    );
+    const settledPosts = await cluster.query<{ n: string }>(
+      `SELECT COUNT(*) AS n FROM posts WHERE status IN ('published', 'partially_published', 'failed')`,
+    );
+    expect(deliveries.length).toBe(Number(settledPosts[0]!.n) * CHANNELS.length);
+    return { deliveries, killed, posts: created.length, writtenMs, settledMs };
+  } finally {
+    await cluster.stopAll();
+  }
+}
+
+it('publishes every delivery at most once, and once unless a kill left it in doubt, across three instances killed at random', async () => {
+  const receiver = await startReceiver();
+  try {
+    const run = await chaos(receiver, {});
     const sends = (key: string) => receiver.received.get(key) ?? 0;
     // Nothing reached the receiver twice.
     expect([...receiver.received.entries()].filter(([, n]) => n > 1)).toEqual([]);
     let inDoubt = 0;
-    for (const delivery of deliveries) {
+    for (const delivery of run.deliveries) {
       if (delivery.status === 'sent') {
         expect(sends(`delivery-${delivery.id}`), `delivery ${delivery.id}`).toBe(1);
       } else {
@@ -186,15 +226,49 @@ it('publishes every delivery at most once, and once unless a kill left it in dou
       if (delivery.comment_status === 'sent') expect(sends(`comment-${delivery.id}`)).toBe(1);
     }
     expect(inDoubt).toBeLessThanOrEqual(KILLS * CONCURRENCY);
-    const settledPosts = await cluster.query<{ n: string }>(
-      `SELECT COUNT(*) AS n FROM posts WHERE status IN ('published', 'partially_published', 'failed')`,
-    );
-    expect(deliveries.length).toBe(Number(settledPosts[0]!.n) * CHANNELS.length);
     process.stderr.write(
-      `three instances: ${created.length} posts written in ${Math.round(writtenMs)} ms, ${deliveries.length} deliveries settled ${Math.round(settledMs)} ms after the start; killed ${killed.join(', ')}; ${inDoubt} left in doubt by the kills; ${receiver.received.size} distinct sends, none twice\n`,
+      `three instances: ${run.posts} posts written in ${Math.round(run.writtenMs)} ms, ${run.deliveries.length} deliveries settled ${Math.round(run.settledMs)} ms after the start; killed ${run.killed.join(', ')}; ${inDoubt} left in doubt by the kills; ${receiver.received.size} distinct sends, none twice\n`,
     );
   } finally {
-    await cluster.stopAll();
+    await receiver.close();
+  }
+}, 120_000);
+
+it('publishes every delivery exactly once, across three instances killed at random, to a receiver that deduplicates (SOCIAL_PUBLISHER_WEBHOOK_DEDUPLICATES)', async () => {
+  const receiver = await startReceiver();
+  try {
+    const run = await chaos(receiver, { SOCIAL_PUBLISHER_WEBHOOK_DEDUPLICATES: '1' });
+    // Nothing lost to doubt: every delivery, and every comment asked for, was sent and recorded with the
+    // receiver's answer.
+    for (const delivery of run.deliveries) {
+      const key = `delivery-${delivery.id}`;
+      expect(delivery, `delivery ${delivery.id}`).toMatchObject({
+        status: 'sent',
+        external_id: `ext-${key}`,
+      });
+      expect(receiver.published.has(key), key).toBe(true);
+      if (delivery.comment_status !== 'none') {
+        expect(delivery.comment_status, `comment of delivery ${delivery.id}`).toBe('sent');
+        expect(receiver.published.has(`comment-${delivery.id}`)).toBe(true);
+      }
+    }
+    // Published once each: the receiver got nothing but these deliveries and comments.
+    const expected = run.deliveries.flatMap((delivery) => [
+      `delivery-${delivery.id}`,
+      ...(delivery.comment_status === 'sent' ? [`comment-${delivery.id}`] : []),
+    ]);
+    expect([...receiver.published.keys()].sort()).toEqual(expected.sort());
+    // A request repeated is a send a kill left in doubt, sent again with its key and the same content
+    // (only the time of sending differs).
+    const content = (body: string) => ({ ...(JSON.parse(body) as object), sentAt: undefined });
+    for (const repeat of receiver.repeats) {
+      expect(content(repeat.body), repeat.key).toEqual(content(receiver.published.get(repeat.key)!));
+    }
+    expect(receiver.repeats.length).toBeLessThanOrEqual(KILLS * CONCURRENCY);
+    process.stderr.write(
+      `three instances, deduplicating receiver: ${run.posts} posts, ${run.deliveries.length} deliveries all sent and published once each; killed ${run.killed.join(', ')}; ${receiver.repeats.length} sent again after a kill left them in doubt\n`,
+    );
+  } finally {
     await receiver.close();
   }
 }, 120_000);
