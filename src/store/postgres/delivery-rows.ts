@@ -6,60 +6,14 @@
  */
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../domain/delivery.js';
 import type { Claim, DeliveryRecord, NewDelivery, SentDelivery } from '../../ports.js';
+import { DELIVERY_COLUMN_NAMES } from '../row-records.js';
 import type { AsyncDeliveryStore } from './async-port.js';
-import { minimum, nullableNumber, nullableString } from './records.js';
-import type { Row, Sql, SqlParam } from './sql.js';
+import { minimum, toDelivery } from './records.js';
+import type { Sql, SqlParam } from './sql.js';
 
-const COLUMN_NAMES = [
-  'id',
-  'post_id',
-  'channel_id',
-  'channel_name',
-  'channel_type',
-  'status',
-  'reason',
-  'notes',
-  'content',
-  'external_id',
-  'url',
-  'attempts',
-  'retry_at_ms',
-  'sent_at_ms',
-  'comment_status',
-  'comment_due_at_ms',
-  'comment_sent_at_ms',
-  'comment_reason',
-  'poll_close_at_ms',
-  'poll_close_status',
-];
-const COLUMNS = COLUMN_NAMES.join(', ');
+const COLUMNS = DELIVERY_COLUMN_NAMES.join(', ');
 /** The columns of `deliveries d`, for the RETURNING of an UPDATE … FROM (where `id` alone is ambiguous). */
-const D_COLUMNS = COLUMN_NAMES.map((name) => `d.${name}`).join(', ');
-
-function toDelivery(row: Row): DeliveryRecord {
-  return {
-    id: Number(row.id),
-    postId: Number(row.post_id),
-    channelId: Number(row.channel_id),
-    channelName: String(row.channel_name),
-    channelType: String(row.channel_type) as DeliveryRecord['channelType'],
-    status: String(row.status) as DeliveryStatus,
-    reason: nullableString(row.reason),
-    notes: row.notes as string[],
-    content: (row.content ?? null) as DeliveryRecord['content'],
-    externalId: nullableString(row.external_id),
-    url: nullableString(row.url),
-    attempts: Number(row.attempts),
-    retryAtMs: nullableNumber(row.retry_at_ms),
-    sentAtMs: nullableNumber(row.sent_at_ms),
-    commentStatus: String(row.comment_status) as DeliveryRecord['commentStatus'],
-    commentDueAtMs: nullableNumber(row.comment_due_at_ms),
-    commentSentAtMs: nullableNumber(row.comment_sent_at_ms),
-    commentReason: nullableString(row.comment_reason),
-    pollCloseAtMs: nullableNumber(row.poll_close_at_ms),
-    pollCloseStatus: String(row.poll_close_status) as DeliveryRecord['pollCloseStatus'],
-  };
-}
+const D_COLUMNS = DELIVERY_COLUMN_NAMES.map((name) => `d.${name}`).join(', ');
 
 /**
  * A claim as one statement: `pick` selects (and locks, skipping rows another transaction holds) the ids

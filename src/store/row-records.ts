@@ -1,0 +1,120 @@
+/**
+ * Rows of either store → the records of the ports: the columns the queries select and one converter per
+ * record, shared by the SQLite and PostgreSQL adapters. They differ only in how a JSON column arrives
+ * (SQLite gives its text, node-postgres the parsed value), so a converter of a record with one takes the
+ * store's `JsonColumn`. Numbers arrive as numbers from both (PostgreSQL's bigint is parsed as one: a time
+ * in ms or an id is far below 2^53).
+ */
+import type { DeliveryStatus } from '../domain/delivery.js';
+import type { BrandRecord, ChannelRecord, DeliveryRecord, MediaRecord, UserRecord } from '../ports.js';
+
+export type Row = Readonly<Record<string, unknown>>;
+/** A JSON column's value as the store gives it → the value it holds. */
+export type JsonColumn = (value: unknown) => unknown;
+
+export const USER_COLUMNS = 'id, name, timezone, joined_at_ms';
+export const BRAND_COLUMNS =
+  'b.id, b.title, b.description, b.timezone, b.queue_times, b.created_at_ms, b.updated_at_ms';
+export const CHANNEL_COLUMNS = 'id, brand_id, name, type, status, created_at_ms, updated_at_ms';
+export const COLLECTION_COLUMNS = 'id, brand_id, title, description, status, created_at_ms, updated_at_ms';
+export const MEDIA_COLUMNS = 'id, brand_id, type, size, sha256, path, created_at_ms';
+export const DELIVERY_COLUMN_NAMES = [
+  'id',
+  'post_id',
+  'channel_id',
+  'channel_name',
+  'channel_type',
+  'status',
+  'reason',
+  'notes',
+  'content',
+  'external_id',
+  'url',
+  'attempts',
+  'retry_at_ms',
+  'sent_at_ms',
+  'comment_status',
+  'comment_due_at_ms',
+  'comment_sent_at_ms',
+  'comment_reason',
+  'poll_close_at_ms',
+  'poll_close_status',
+] as const;
+
+export const nullableNumber = (value: unknown): number | null =>
+  value === null || value === undefined ? null : Number(value);
+export const nullableString = (value: unknown): string | null =>
+  value === null || value === undefined ? null : String(value);
+
+export function toUser(row: Row): UserRecord {
+  return {
+    id: String(row.id),
+    name: String(row.name),
+    timezone: String(row.timezone),
+    joinedAtMs: Number(row.joined_at_ms),
+  };
+}
+
+export function toBrand(row: Row, json: JsonColumn): BrandRecord {
+  return {
+    id: Number(row.id),
+    title: String(row.title),
+    description: nullableString(row.description),
+    timezone: String(row.timezone),
+    queueTimes: json(row.queue_times) as string[],
+    createdAtMs: Number(row.created_at_ms),
+    updatedAtMs: Number(row.updated_at_ms),
+  };
+}
+
+export function toChannel(row: Row): ChannelRecord {
+  return {
+    id: Number(row.id),
+    brandId: Number(row.brand_id),
+    name: String(row.name),
+    type: String(row.type) as ChannelRecord['type'],
+    status: String(row.status) as ChannelRecord['status'],
+    createdAtMs: Number(row.created_at_ms),
+    updatedAtMs: Number(row.updated_at_ms),
+  };
+}
+
+export function toMedia(row: Row): MediaRecord {
+  return {
+    id: String(row.id),
+    brandId: Number(row.brand_id),
+    type: String(row.type),
+    size: Number(row.size),
+    sha256: String(row.sha256),
+    path: String(row.path),
+    createdAtMs: Number(row.created_at_ms),
+  };
+}
+
+export function toDelivery(row: Row, json: JsonColumn): DeliveryRecord {
+  return {
+    id: Number(row.id),
+    postId: Number(row.post_id),
+    channelId: Number(row.channel_id),
+    channelName: String(row.channel_name),
+    channelType: String(row.channel_type) as DeliveryRecord['channelType'],
+    status: String(row.status) as DeliveryStatus,
+    reason: nullableString(row.reason),
+    notes: json(row.notes) as string[],
+    content:
+      row.content === null || row.content === undefined
+        ? null
+        : (json(row.content) as DeliveryRecord['content']),
+    externalId: nullableString(row.external_id),
+    url: nullableString(row.url),
+    attempts: Number(row.attempts),
+    retryAtMs: nullableNumber(row.retry_at_ms),
+    sentAtMs: nullableNumber(row.sent_at_ms),
+    commentStatus: String(row.comment_status) as DeliveryRecord['commentStatus'],
+    commentDueAtMs: nullableNumber(row.comment_due_at_ms),
+    commentSentAtMs: nullableNumber(row.comment_sent_at_ms),
+    commentReason: nullableString(row.comment_reason),
+    pollCloseAtMs: nullableNumber(row.poll_close_at_ms),
+    pollCloseStatus: String(row.poll_close_status) as DeliveryRecord['pollCloseStatus'],
+  };
+}
