@@ -135,6 +135,13 @@ function checkText(
 }
 
 const URL_PATTERN = /https?:\/\/[^\s]+/g;
+/** Made once: making a segmenter resolves its locale, which costs as much as counting a caption. */
+let segmenter: Intl.Segmenter | undefined;
+
+function graphemeCount(text: string): number {
+  segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+  return [...segmenter.segment(text)].length;
+}
 
 export function textLength(text: string, caps: Pick<Capabilities, 'textUnit' | 'linkLength'>): number {
   let counted = text;
@@ -145,10 +152,7 @@ export function textLength(text: string, caps: Pick<Capabilities, 'textUnit' | '
       return '';
     });
   }
-  const base =
-    caps.textUnit === 'graphemes'
-      ? [...new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(counted)].length
-      : [...counted].length;
+  const base = caps.textUnit === 'graphemes' ? graphemeCount(counted) : [...counted].length;
   return base + links * (caps.linkLength ?? 0);
 }
 

@@ -15,11 +15,21 @@ export async function preflightPost(
   defaultConnector: string,
 ): Promise<PreflightWarning[]> {
   const channelIds = collection.channels.map((channel) => channel.id);
-  const connections = await store.connections.ofChannels(channelIds);
   const mediaIds = (payload.media ?? []).flatMap((element) => (element.id ? [element.id] : []));
-  const found = await store.findMedia(collection.brandId, mediaIds);
+  const inactive = collection.channels.filter((channel) => channel.status === 'INACTIVE');
+  // Read side by side: each channel's connection, the media, why each INACTIVE channel is INACTIVE.
+  const [connections, found, reasons] = await Promise.all([
+    store.connections.ofChannels(channelIds),
+    store.findMedia(collection.brandId, mediaIds),
+    Promise.all(
+      inactive.map(
+        async (channel) => [channel.id, (await store.connections.activity(channel.id)).statusReason] as const,
+      ),
+    ),
+  ]);
   const media = new Map(found.map((m) => [m.id, { type: m.type, size: m.size }]));
-  const perChannel = collection.channels.map(async (channel) => {
+  const whyInactive = new Map(reasons);
+  const perChannel = collection.channels.map((channel) => {
     const connection = connections.get(channel.id);
     const warnings = preflightChannel(
       payload,
@@ -30,12 +40,11 @@ export async function preflightPost(
       },
       media,
     );
-    if (channel.status !== 'INACTIVE') return warnings;
     // Say why it is INACTIVE when the engine or `disconnect` recorded it.
-    const why = (await store.connections.activity(channel.id)).statusReason;
+    const why = whyInactive.get(channel.id);
     return warnings.map((warning) =>
       why ? { ...warning, message: `The channel "${channel.name}" is INACTIVE: ${why}` } : warning,
     );
   });
-  return (await Promise.all(perChannel)).flat();
+  return perChannel.flat();
 }
