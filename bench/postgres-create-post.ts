@@ -32,8 +32,12 @@ function recordStatements(except: pg.Client): { statements: Map<string, unknown[
   const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
   const original = proto.query;
   proto.query = function (this: unknown, ...args: unknown[]) {
-    if (this !== except && typeof args[0] === 'string')
-      statements.set(args[0], Array.isArray(args[1]) ? args[1] : []);
+    // A text and its values, or a query config (the store names its statements: sql.ts).
+    const config = args[0] as string | { text?: unknown; values?: unknown } | null;
+    const text = typeof config === 'string' ? config : config?.text;
+    const values = typeof config === 'string' ? args[1] : config?.values;
+    if (this !== except && typeof text === 'string')
+      statements.set(text, Array.isArray(values) ? values : []);
     return original.apply(this, args);
   };
   return {

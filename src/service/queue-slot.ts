@@ -54,7 +54,10 @@ function slotsOfDay(
 }
 
 /** Queue times as minutes of the day, and the key naming the schedule (timezone and times). */
-function scheduleOf(timezone: string, queueTimes: readonly string[]): { minutes: number[]; key: string } {
+export function scheduleOf(
+  timezone: string,
+  queueTimes: readonly string[],
+): { minutes: number[]; key: string } {
   const times = normalizeQueueTimes(queueTimes);
   const minutes = times.map((t) => {
     const [hour, minute] = t.split(':').map(Number) as [number, number];

@@ -181,6 +181,25 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX api_keys_of_user ON api_keys (user_id, id);
   `,
+  // 2: each brand counts the changes that could free one of its planned times (a queued or scheduled
+  // post deleted, or its status or time changed), whoever makes them: an instance that remembers the run
+  // of held queue slots it walked checks this count before it trusts the run (post-rows.ts).
+  `
+  ALTER TABLE brands ADD COLUMN plan_version bigint NOT NULL DEFAULT 0;
+  CREATE FUNCTION social_publisher_plan_freed() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    UPDATE brands SET plan_version = plan_version + 1 WHERE id = OLD.brand_id;
+    RETURN NULL;
+  END
+  $$;
+  CREATE TRIGGER posts_plan_moved AFTER UPDATE OF status, due_at_ms ON posts FOR EACH ROW
+    WHEN (OLD.status IN ('queued', 'scheduled')
+      AND (NEW.status IS DISTINCT FROM OLD.status OR NEW.due_at_ms IS DISTINCT FROM OLD.due_at_ms))
+    EXECUTE FUNCTION social_publisher_plan_freed();
+  CREATE TRIGGER posts_plan_deleted AFTER DELETE ON posts FOR EACH ROW
+    WHEN (OLD.status IN ('queued', 'scheduled'))
+    EXECUTE FUNCTION social_publisher_plan_freed();
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -51,19 +51,66 @@ function where(brandId: number, filter: PostFilter): { sql: string; params: SqlP
 /** A post of the brand at or after this due time, and queued or scheduled: it holds a queue slot. */
 const PLANNED = `brand_id = $1 AND due_at_ms >= $2 AND status IN ('queued', 'scheduled')`;
 
-export class PostgresPostStore implements AsyncPostStore {
-  constructor(private readonly sql: Sql) {}
+/**
+ * The runs of held queue slots this instance walked, by brand, each with the brand's `plan_version` (a
+ * count of the changes that could free a planned time, kept by triggers: migration 2) read before the
+ * walk. A run is trusted only while the count is the same, whichever instance changed the plan.
+ */
+export class QueueRunMemo {
+  private readonly runs = new Map<number, { run: HeldQueueRun; version: number }>();
 
-  /**
-   * Nothing is remembered: another instance may commit at any time, and this store cannot see when, so
-   * a remembered run could hold a time that was freed meanwhile. Forgetting is always correct (the
-   * port's "while it is still true"); the slot search then walks from now, in index-range batches.
-   */
-  async heldQueueRun(_brandId: number, _schedule: string): Promise<HeldQueueRun | undefined> {
-    return undefined;
+  get(brandId: number): { run: HeldQueueRun; version: number } | undefined {
+    return this.runs.get(brandId);
   }
 
-  async rememberHeldQueueRun(_brandId: number, _run: HeldQueueRun): Promise<void> {}
+  set(brandId: number, remembered: { run: HeldQueueRun; version: number }): void {
+    this.runs.set(brandId, remembered);
+  }
+}
+
+export class PostgresPostStore implements AsyncPostStore {
+  /** In a transaction: the plan version read for each brand, and the runs to remember once committed. */
+  private readonly versions = new Map<number, number>();
+  private readonly pending = new Map<number, { run: HeldQueueRun; version: number }>();
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly memo: QueueRunMemo,
+  ) {}
+
+  /**
+   * A run this instance walked, while no change could have freed one of its times since: one read of
+   * the brand's plan version instead of walking the run again. Outside a transaction nothing is
+   * remembered (a run is remembered only by the transaction that walked it, which holds its brand's lock,
+   * and only once it commits: a rolled-back insert frees its slot without counting).
+   */
+  async heldQueueRun(brandId: number, schedule: string): Promise<HeldQueueRun | undefined> {
+    if (!this.sql.inTransaction) return undefined;
+    const row = await this.sql.get('SELECT plan_version FROM brands WHERE id = $1', brandId);
+    if (!row) return undefined;
+    const version = Number(row.plan_version);
+    this.versions.set(brandId, version);
+    const remembered = this.pending.get(brandId) ?? this.memo.get(brandId);
+    return remembered?.version === version && remembered.run.schedule === schedule
+      ? remembered.run
+      : undefined;
+  }
+
+  async rememberHeldQueueRun(brandId: number, run: HeldQueueRun): Promise<void> {
+    const version = this.versions.get(brandId);
+    if (this.sql.inTransaction && version !== undefined) this.pending.set(brandId, { run, version });
+  }
+
+  /** The transaction committed: what it walked is remembered for the next ones. */
+  committed(): void {
+    for (const [brandId, remembered] of this.pending) this.memo.set(brandId, remembered);
+    this.pending.clear();
+  }
+
+  /** Part of the transaction was undone (a savepoint rolled back): what it walked may count its posts. */
+  forgetPending(): void {
+    this.pending.clear();
+  }
 
   async insert(post: NewPost): Promise<number> {
     const row = await this.sql.get(

@@ -22,7 +22,7 @@ import type { AsyncStore } from './async-port.js';
 import { type ConnectionMemo, PostgresConnectionStore } from './connection-rows.js';
 import { PostgresDeliveryStore } from './delivery-rows.js';
 import { openPool } from './open-database.js';
-import { PostgresPostStore } from './post-rows.js';
+import { PostgresPostStore, QueueRunMemo } from './post-rows.js';
 import {
   BRAND_COLUMNS,
   CHANNEL_COLUMNS,
@@ -45,6 +45,7 @@ interface Shared {
   url: string;
   pool: Pool;
   memo: ConnectionMemo;
+  queueRuns: QueueRunMemo;
   closed: boolean;
 }
 
@@ -59,7 +60,7 @@ export class PostgresStore implements AsyncStore {
     private readonly sql: Sql,
     private readonly shared: Shared,
   ) {
-    this.posts = new PostgresPostStore(sql);
+    this.posts = new PostgresPostStore(sql, shared.queueRuns);
     this.deliveries = new PostgresDeliveryStore(sql);
     this.sandbox = new PostgresSandboxOutbox(sql);
     this.connections = new PostgresConnectionStore(sql, shared.memo);
@@ -69,14 +70,32 @@ export class PostgresStore implements AsyncStore {
   /** Connects to the database at `url` (a `postgres://` URL) and brings its schema up to date. */
   static async open(url: string, options: { poolSize?: number } = {}): Promise<PostgresStore> {
     const pool = await openPool(url, options);
-    return new PostgresStore(new PoolSql(pool), { url, pool, memo: {}, closed: false });
+    return new PostgresStore(new PoolSql(pool), {
+      url,
+      pool,
+      memo: {},
+      queueRuns: new QueueRunMemo(),
+      closed: false,
+    });
   }
 
-  transaction<T>(work: (tx: AsyncStore) => Promise<T>, target?: TransactionTarget): Promise<T> {
-    return this.sql.transaction(
-      (sql) => work(sql === this.sql ? this : new PostgresStore(sql, this.shared)),
-      target,
-    );
+  async transaction<T>(work: (tx: AsyncStore) => Promise<T>, target?: TransactionTarget): Promise<T> {
+    if (this.sql.inTransaction) {
+      // A savepoint: if it is undone, so may be posts that a queue run walked in it counted.
+      try {
+        return await this.sql.transaction(() => work(this), target);
+      } catch (error) {
+        this.posts.forgetPending();
+        throw error;
+      }
+    }
+    let tx: PostgresStore | undefined;
+    const result = await this.sql.transaction((sql) => {
+      tx = new PostgresStore(sql, this.shared);
+      return work(tx);
+    }, target);
+    tx?.posts.committed();
+    return result;
   }
 
   /** The signals between the instances on this database: LISTEN/NOTIFY (signals.ts). */
