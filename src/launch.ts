@@ -69,8 +69,11 @@ function codeCacheFile(): string | undefined {
     const dir = process.env.NODE_COMPILE_CACHE || join(tmpdir(), 'social-publisher-mcp-code-cache');
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const owner = lstatSync(dir);
+    // POSIX: the user's own, and no one else may write to it. Windows has neither (its temp directory
+    // is the user's own).
     const uid = process.getuid?.();
-    if (!owner.isDirectory() || (uid !== undefined && owner.uid !== uid) || (owner.mode & 0o022) !== 0) {
+    const foreign = uid !== undefined && (owner.uid !== uid || (owner.mode & 0o022) !== 0);
+    if (!owner.isDirectory() || foreign) {
       return undefined;
     }
     const built = statSync(program);

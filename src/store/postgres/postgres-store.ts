@@ -230,13 +230,41 @@ export class PostgresStore implements AsyncStore {
     return this.withChannels(rows);
   }
 
+  /** The collection and its channels in one statement (one round trip: create_post reads it every time). */
   async findCollection(brandId: number, collectionId: number): Promise<CollectionRecord | undefined> {
-    const row = await this.sql.get(
-      `SELECT ${COLLECTION_COLUMNS} FROM collections WHERE brand_id = $1 AND id = $2`,
+    const rows = await this.sql.all(
+      `SELECT col.id, col.brand_id, col.title, col.description, col.status, col.created_at_ms,
+         col.updated_at_ms, c.id AS channel_id, c.name AS channel_name, c.type AS channel_type,
+         c.status AS channel_status, c.created_at_ms AS channel_created_at_ms,
+         c.updated_at_ms AS channel_updated_at_ms
+       FROM collections col
+       LEFT JOIN collection_channels cc ON cc.collection_id = col.id
+       LEFT JOIN channels c ON c.id = cc.channel_id
+       WHERE col.brand_id = $1 AND col.id = $2
+       ORDER BY cc.position`,
       brandId,
       collectionId,
     );
-    return row && (await this.withChannels([row]))[0];
+    const [first] = rows;
+    if (!first) return undefined;
+    return {
+      ...toCollection(first),
+      channels: rows.flatMap((row) =>
+        row.channel_id === null
+          ? []
+          : [
+              toChannel({
+                id: row.channel_id,
+                brand_id: row.brand_id,
+                name: row.channel_name,
+                type: row.channel_type,
+                status: row.channel_status,
+                created_at_ms: row.channel_created_at_ms,
+                updated_at_ms: row.channel_updated_at_ms,
+              }),
+            ],
+      ),
+    };
   }
 
   /** Collections with their channels in collection order, read in one statement for the whole page. */
@@ -250,16 +278,7 @@ export class PostgresStore implements AsyncStore {
     );
     const channels = new Map<number, ChannelRecord[]>(rows.map((row) => [Number(row.id), []]));
     for (const row of channelRows) channels.get(Number(row.collection_id))?.push(toChannel(row));
-    return rows.map((row) => ({
-      id: Number(row.id),
-      brandId: Number(row.brand_id),
-      title: String(row.title),
-      description: nullableString(row.description),
-      status: String(row.status),
-      createdAtMs: Number(row.created_at_ms),
-      updatedAtMs: Number(row.updated_at_ms),
-      channels: channels.get(Number(row.id))!,
-    }));
+    return rows.map((row) => ({ ...toCollection(row), channels: channels.get(Number(row.id))! }));
   }
 
   async findMediaByHash(brandId: number, sha256: string): Promise<MediaRecord | undefined> {
@@ -319,4 +338,17 @@ export class PostgresStore implements AsyncStore {
 /** Opens the PostgreSQL store at `url`, its schema brought up to date. */
 export function openPostgresStore(url: string, options: { poolSize?: number } = {}): Promise<PostgresStore> {
   return PostgresStore.open(url, options);
+}
+
+/** A row of `collections` (its channels apart). */
+function toCollection(row: Row): Omit<CollectionRecord, 'channels'> {
+  return {
+    id: Number(row.id),
+    brandId: Number(row.brand_id),
+    title: String(row.title),
+    description: nullableString(row.description),
+    status: String(row.status),
+    createdAtMs: Number(row.created_at_ms),
+    updatedAtMs: Number(row.updated_at_ms),
+  };
 }
