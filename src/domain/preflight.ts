@@ -138,7 +138,14 @@ const URL_PATTERN = /https?:\/\/[^\s]+/g;
 /** Made once: making a segmenter resolves its locale, which costs as much as counting a caption. */
 let segmenter: Intl.Segmenter | undefined;
 
+/**
+ * Beyond ASCII: what needs the segmenter. In ASCII each character is a grapheme of its own, but CR LF
+ * is one (UAX #29, rule GB3); counting so is a hundred times quicker than segmenting.
+ */
+const NOT_ASCII = /[\u0080-\uffff]/;
+
 function graphemeCount(text: string): number {
+  if (!NOT_ASCII.test(text)) return text.length - (text.split('\r\n').length - 1);
   segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
   return [...segmenter.segment(text)].length;
 }

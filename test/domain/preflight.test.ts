@@ -62,6 +62,22 @@ describe('preflightChannel', () => {
     );
   });
 
+  it('counts ASCII text in graphemes as the segmenter does: CR LF is one, every other character one each', () => {
+    const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+    const alphabet = ['a', ' ', '\r', '\n', '\t', '\u0000', '\u007f', '.', 'Z'];
+    let seed = 7;
+    for (let i = 0; i < 500; i++) {
+      let text = '';
+      for (let j = i % 40; j > 0; j--) {
+        seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+        text += alphabet[seed % alphabet.length];
+      }
+      const expected = [...segmenter.segment(text)].length;
+      expect(textLength(text, PLATFORM_CAPABILITIES.Bluesky), JSON.stringify(text)).toBe(expected);
+    }
+    expect(textLength('one\r\ntwo\n\rthree', PLATFORM_CAPABILITIES.Bluesky)).toBe(14);
+  });
+
   it('counts Bluesky in graphemes: an emoji family is one', () => {
     expect(textLength('👨‍👩‍👧'.repeat(300), PLATFORM_CAPABILITIES.Bluesky)).toBe(300);
     expect(
