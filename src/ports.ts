@@ -2,7 +2,8 @@
  * The narrow interfaces the service needs from the outside world. Every one is asynchronous, the store
  * included: its SQLite adapter runs each call synchronously when its turn comes, a server database
  * (PostgreSQL) answers over the network, and the service awaits both alike. The records they pass are in
- * records.ts (re-exported here).
+ * records.ts, and the media and publisher ports in media-port.ts and publisher-port.ts (all re-exported
+ * here).
  */
 import type { DeliveryStatus } from './domain/delivery.js';
 import type { PostStatus } from './domain/post-schemas.js';
@@ -31,6 +32,7 @@ import type {
   UserUpsert,
 } from './records.js';
 
+export type * from './media-port.js';
 export type * from './publisher-port.js';
 export type * from './records.js';
 export type { PostStatus };
@@ -360,54 +362,4 @@ export interface Store {
   upsertChannel(brandId: number, channel: ChannelUpsert, nowMs: number): Promise<number>;
   upsertCollection(brandId: number, collection: CollectionUpsert, nowMs: number): Promise<number>;
   upsertUser(user: UserUpsert, nowMs: number): Promise<string>;
-}
-
-/** A file being written into the media store: size, hash and first bytes known once fully read. */
-export interface StagedMedia {
-  size: number;
-  sha256: string;
-  /** The first bytes of the file, enough to detect its type. */
-  head: Uint8Array;
-  /** True when the source was longer than the limit; reading stopped there. */
-  tooLarge: boolean;
-}
-
-/** How a caller follows and stops a long upload. */
-export interface TransferOptions {
-  /** Aborts the transfer; whatever was staged is discarded. */
-  signal?: AbortSignal | undefined;
-  /** Told how many bytes have been read so far (and the total, when known). */
-  onProgress?: ((bytes: number, total: number | undefined) => void) | undefined;
-}
-
-export interface MediaStore {
-  /**
-   * Streams `source` into a staging file, stopping as soon as it exceeds `limitBytes`. Rejects (and
-   * leaves nothing) when `signal` aborts.
-   */
-  stage(
-    source: AsyncIterable<Uint8Array>,
-    limitBytes: number,
-    options?: TransferOptions & { total?: number | undefined },
-  ): Promise<StagedMedia & { token: string }>;
-  /** Moves a staged file to its permanent place; returns the stored path. */
-  commit(token: string, brandId: number, mediaId: string): Promise<string>;
-  /** The bytes of a stored file, found by brand and media id (not by the path stored with it). */
-  read(brandId: number, mediaId: string): Promise<Uint8Array>;
-  /** Removes a staged file; never throws. */
-  discard(token: string): Promise<void>;
-  /** Removes a stored file; never throws. */
-  remove(storedPath: string): Promise<void>;
-}
-
-/** A file being downloaded: its bytes, and the total the server announced (not trusted, only shown). */
-export interface Download {
-  body: AsyncIterable<Uint8Array>;
-  announcedBytes: number | undefined;
-}
-
-/** Downloads media from public URLs, refusing private addresses and endless transfers. */
-export interface MediaDownloader {
-  /** Rejects with a ValidationError on `url` for a URL it will not or cannot fetch. */
-  open(url: string, signal?: AbortSignal): Promise<Download>;
 }

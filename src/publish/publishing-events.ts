@@ -5,6 +5,7 @@
  */
 import type { PostStatus } from '../domain/post-schemas.js';
 import type { NewDelivery, PublishingEvent } from '../ports.js';
+import type { FailureDecision } from './retry-policy.js';
 
 /** The post an event is about. */
 export interface EventPost {
@@ -75,4 +76,22 @@ export function sendRetrying(post: EventPost, what: string, detail: string): Pub
 /** Bad or revoked credentials: the channel was turned INACTIVE until it is connected again. */
 export function channelNeedsReconnect(post: EventPost, channelName: string, reason: string): PublishingEvent {
   return event(post, 'error', `channel ${channelName} is now INACTIVE: ${reason}`);
+}
+
+/** What one recorded send tells: a retry, or a failure (and a channel to reconnect); its post settled. */
+export function sendRecorded(
+  post: EventPost,
+  delivery: { id: number; channelName: string },
+  decision: FailureDecision | undefined,
+  settled: PostStatus | undefined,
+): PublishingEvent[] {
+  const events: PublishingEvent[] = [];
+  if (decision?.action === 'retry') {
+    events.push(sendRetrying(post, `delivery to ${delivery.channelName}`, decision.reason));
+  } else if (decision?.action === 'fail') {
+    events.push(deliveryFailed(post, delivery, decision.reason));
+    if (decision.reconnect) events.push(channelNeedsReconnect(post, delivery.channelName, decision.reason));
+  }
+  if (settled) events.push(postSettled(post, settled));
+  return events;
 }

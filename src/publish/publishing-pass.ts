@@ -25,13 +25,7 @@ import type {
 import { settlePost, startPublishing } from '../service/publishing.js';
 import type { ClaimLease } from './claim-lease.js';
 import { FollowUps } from './follow-ups.js';
-import {
-  channelNeedsReconnect,
-  deliveryFailed,
-  postSettled,
-  postStarted,
-  sendRetrying,
-} from './publishing-events.js';
+import { deliveryFailed, postSettled, postStarted, sendRecorded } from './publishing-events.js';
 import { decideAfterFailure, type FailureDecision, recordChannelFailure } from './retry-policy.js';
 
 export interface TickSummary {
@@ -328,18 +322,8 @@ export class PublishingPass {
       );
       return { ok: outcome.ok, next };
     }
-    const { settled } = marked;
     const about = post ?? { id: delivery.postId, brandId: 0 };
-    const events: PublishingEvent[] = [];
-    if (decision?.action === 'retry') {
-      events.push(sendRetrying(about, `delivery to ${delivery.channelName}`, decision.reason));
-    } else if (decision?.action === 'fail') {
-      events.push(deliveryFailed(about, delivery, decision.reason));
-      if (decision.reconnect)
-        events.push(channelNeedsReconnect(about, delivery.channelName, decision.reason));
-    }
-    if (settled) events.push(postSettled(about, settled));
-    this.announce(about, events);
+    this.announce(about, sendRecorded(about, delivery, decision, marked.settled));
     return { ok: outcome.ok, next };
   }
 
