@@ -16,7 +16,7 @@ import type { SqlDatabase } from '../src/store/sqlite/driver.js';
 import { tempDir } from './lib/proc.js';
 import type { Figure } from './lib/report.js';
 import { PostSeeder } from './lib/seed.js';
-import { rounded, summary } from './lib/stats.js';
+import { rounded, summary, timed } from './lib/stats.js';
 import { createPostArgs } from './stdio-throughput.js';
 
 const QUEUED = 1_000;
@@ -91,18 +91,14 @@ export async function createPostLatency(
         collectGarbage();
         for (let i = 0; i < warmup + calls; i++) {
           const args = createPostArgs(i, run, nowMs);
-          const cpuBefore = process.cpuUsage();
-          const started = performance.now();
-          const created = await service.createPost(args);
-          const ms = performance.now() - started;
-          const cpuUsed = process.cpuUsage(cpuBefore);
+          const { result: created, ms, cpuMs } = await timed(() => service.createPost(args));
           if (created.duplicate || created.id === null) throw new Error(`post ${i} was not created`);
           // Every 100 calls the posts just created go: the plan stays as seeded (1,000 queued, 2,000
           // scheduled), so every call meets the same queue rather than one growing with the benchmark.
           if (i % 100 === 99) seeder.removeAfter(lastSeeded);
           if (i < warmup) continue;
           all.push(ms);
-          cpu.push((cpuUsed.user + cpuUsed.system) / 1000);
+          cpu.push(cpuMs);
           byMode[String(args.publishMode)]!.push(ms);
         }
         const stats = rounded(summary(all));

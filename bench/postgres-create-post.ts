@@ -17,7 +17,7 @@ import { LocalPublishingService } from '../src/service/local-service.js';
 import { BenchSql, PostgresPostSeeder, type PostgresServer } from './lib/postgres.js';
 import { tempDir } from './lib/proc.js';
 import type { Figure } from './lib/report.js';
-import { rounded, summary } from './lib/stats.js';
+import { rounded, summary, timed } from './lib/stats.js';
 import { createPostArgs } from './stdio-throughput.js';
 
 const QUEUED = 1_000;
@@ -83,11 +83,7 @@ export async function postgresCreatePostLatency(
         // The statements of the largest store, from its first measured call on.
         if (last && i === warmup) recorder = recordStatements(sql.client);
         const args = createPostArgs(i, run, nowMs);
-        const cpuBefore = process.cpuUsage();
-        const started = performance.now();
-        const created = await service.createPost(args);
-        const ms = performance.now() - started;
-        const cpuUsed = process.cpuUsage(cpuBefore);
+        const { result: created, ms, cpuMs } = await timed(() => service.createPost(args));
         if (created.duplicate || created.id === null) throw new Error(`post ${i} was not created`);
         // As on SQLite: the posts just created go every 100 calls, so every call meets the seeded plan.
         if (i % 100 === 99) await seeder.removeAfter(lastSeeded);
@@ -96,7 +92,7 @@ export async function postgresCreatePostLatency(
         await sql.query('SELECT 1');
         roundTrips.push(performance.now() - roundTripStarted);
         all.push(ms);
-        cpu.push((cpuUsed.user + cpuUsed.system) / 1000);
+        cpu.push(cpuMs);
         byMode[String(args.publishMode)]!.push(ms);
       }
       if (last) {

@@ -30,6 +30,7 @@ import {
 } from './lib/postgres.js';
 import { contextSwitches, cpuMs, sleep, tempDir } from './lib/proc.js';
 import type { Figure } from './lib/report.js';
+import { threeChannelBrand } from './lib/seed.js';
 import { type ServeInstance, startServe } from './lib/serve.js';
 import { median, rounded, summary } from './lib/stats.js';
 import { createPostArgs } from './stdio-throughput.js';
@@ -51,19 +52,7 @@ async function seedWorkspace(url: string, brands: number): Promise<Workspace> {
   try {
     const titles = Array.from({ length: brands }, (_, i) => `Bench Roasters ${i + 1}`);
     const ids = await importWorkspace(runtime.store, runtime.clock, {
-      brands: titles.map((title) => ({
-        title,
-        timezone: TIMEZONE,
-        queueTimes: ['09:00', '12:00', '17:00'],
-        channels: [
-          { name: 'Bench on Bluesky', type: 'Bluesky', status: 'ACTIVE' },
-          { name: 'Bench on Mastodon', type: 'Mastodon', status: 'ACTIVE' },
-          { name: 'Bench on LinkedIn', type: 'LinkedIn', status: 'ACTIVE' },
-        ],
-        collections: [
-          { title: 'Three', channels: ['Bench on Bluesky', 'Bench on Mastodon', 'Bench on LinkedIn'] },
-        ],
-      })),
+      brands: titles.map((title) => threeChannelBrand(title, TIMEZONE, ['09:00', '12:00', '17:00'])),
       users: [{ name: 'Bench', timezone: TIMEZONE, apiKey: API_KEY, brands: titles }],
     });
     return {

@@ -17,6 +17,7 @@ import { DATABASE_FILE } from '../src/store/open-store.js';
 import { openDatabase } from '../src/store/sqlite/driver.js';
 import { tempDir } from './lib/proc.js';
 import type { Figure } from './lib/report.js';
+import { threeChannelBrand } from './lib/seed.js';
 
 const API_KEY = 'bench-scheduler-key-0123456789';
 const TIMEZONE = 'Europe/Berlin';
@@ -31,20 +32,7 @@ export async function schedulerThroughput(options: { posts?: number } = {}): Pro
   let summary: Awaited<ReturnType<Scheduler['runOnce']>>;
   try {
     const ids = await importWorkspace(runtime.store, clock, {
-      brands: [
-        {
-          title: 'Bench Roasters',
-          timezone: TIMEZONE,
-          channels: [
-            { name: 'Bench on Bluesky', type: 'Bluesky', status: 'ACTIVE' },
-            { name: 'Bench on Mastodon', type: 'Mastodon', status: 'ACTIVE' },
-            { name: 'Bench on LinkedIn', type: 'LinkedIn', status: 'ACTIVE' },
-          ],
-          collections: [
-            { title: 'Three', channels: ['Bench on Bluesky', 'Bench on Mastodon', 'Bench on LinkedIn'] },
-          ],
-        },
-      ],
+      brands: [threeChannelBrand('Bench Roasters', TIMEZONE)],
       users: [{ name: 'Bench', timezone: TIMEZONE, apiKey: API_KEY, brands: ['Bench Roasters'] }],
     });
     const brand = ids.brands[0]!;

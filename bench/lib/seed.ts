@@ -120,3 +120,22 @@ export class PostSeeder {
     this.db.close();
   }
 }
+
+/**
+ * A benchmark brand for `importWorkspace`: three channels (Bluesky, Mastodon, LinkedIn) and one
+ * collection of all three, "Three".
+ */
+export function threeChannelBrand(title: string, timezone: string, queueTimes?: string[]) {
+  const channels = [
+    { name: 'Bench on Bluesky', type: 'Bluesky', status: 'ACTIVE' },
+    { name: 'Bench on Mastodon', type: 'Mastodon', status: 'ACTIVE' },
+    { name: 'Bench on LinkedIn', type: 'LinkedIn', status: 'ACTIVE' },
+  ] as const;
+  return {
+    title,
+    timezone,
+    ...(queueTimes ? { queueTimes } : {}),
+    channels: channels.map((channel) => ({ ...channel })),
+    collections: [{ title: 'Three', channels: channels.map((channel) => channel.name) }],
+  };
+}

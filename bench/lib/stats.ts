@@ -36,3 +36,13 @@ export function rounded<T extends Record<string, number>>(values: T, digits = 3)
     Object.entries(values).map(([key, value]) => [key, Math.round(value * factor) / factor]),
   ) as T;
 }
+
+/** Runs `call` once: its result, its wall time and this process's CPU time (all threads), in ms. */
+export async function timed<T>(call: () => Promise<T>): Promise<{ result: T; ms: number; cpuMs: number }> {
+  const cpuBefore = process.cpuUsage();
+  const started = performance.now();
+  const result = await call();
+  const ms = performance.now() - started;
+  const cpu = process.cpuUsage(cpuBefore);
+  return { result, ms, cpuMs: (cpu.user + cpu.system) / 1000 };
+}
