@@ -29,6 +29,7 @@ const ON_POSTGRES = [
 export default defineConfig({
   test: {
     reporters: ['default', './test/support/summary-reporter.ts'],
+    setupFiles: ['./test/support/temp-dirs-cleanup.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     projects: [

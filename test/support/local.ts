@@ -3,9 +3,7 @@
  * `postgres` project of vitest.config.ts, a PostgreSQL database of the run's server with nothing in it
  * (test/postgres/run-databases.ts). Media stay in the temporary data directory either way.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { inject } from 'vitest';
 import type { Config } from '../../src/config.js';
 import type { Workspace } from '../../src/domain/workspace.js';
@@ -17,6 +15,7 @@ import type { Sql } from '../../src/store/sqlite/sql.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { RunDatabase } from '../postgres/run-databases.js';
 import { FakeClock } from './fake-clock.js';
+import { makeTempDir } from './temp-dirs.js';
 
 /** The stores a test runtime can open. */
 export type TestStore = 'sqlite' | 'postgres';
@@ -60,9 +59,7 @@ export interface TestRuntime {
   close(): Promise<void>;
 }
 
-export function makeTempDir(prefix = 'spm-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
-}
+export { makeTempDir };
 
 /**
  * Opens a runtime with the demo workspace (unless `demo: false`) and a fake clock at TEST_NOW, on the
