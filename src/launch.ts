@@ -3,16 +3,17 @@
  * The program's entry, dist/main.js. The program itself is one CommonJS file beside it, dist/program.cjs
  * (scripts/build.mjs), which this runs with V8's code cache: after the first start, the compiled code is
  * read from disk, so a start neither parses nor compiles the program. Node 20 has no compile cache of its
- * own, and on Node 22+ this is as quick as Node's module compile cache; parsing and compiling was half of
+ * own, and on Node 22 this is quicker than Node's own for this file; parsing and compiling was a third of
  * what a start cost.
  *
- * The cache is a file per program build and Node version in a directory of the user's own: NODE_COMPILE_CACHE
- * names one (as for Node's own cache), else `<tmpdir>/social-publisher-mcp-code-cache`. A directory that is
- * not the user's or that others can write is not used (its files would run as this program). The file is
- * written once, when a start found none (or V8 rejected it), at exit: by then it holds every function the
- * run compiled. It is written beside its name and renamed into place, so another start never reads half a
- * file, and it carries a checksum, so a damaged one is compiled anew rather than run.
- * NODE_DISABLE_COMPILE_CACHE=1 turns it off. Any failure here only means a slower start.
+ * The cache is a file per program build, Node version and set of Node options (V8 rejects a cache made
+ * under other flags), in a directory of the user's own: NODE_COMPILE_CACHE names one (as for Node's own
+ * cache), else `<tmpdir>/social-publisher-mcp-code-cache`. A directory that is not the user's or that
+ * others can write is not used (its files would run as this program). The file is written once, when a
+ * start found none (or V8 rejected it), at exit: by then it holds every function the run compiled. It is
+ * written beside its name and renamed into place, so another start never reads half a file, and it
+ * carries a checksum, so a damaged one is compiled anew rather than run. NODE_DISABLE_COMPILE_CACHE=1
+ * turns it off. Any failure here only means a slower start.
  */
 import {
   lstatSync,
@@ -77,7 +78,9 @@ function codeCacheFile(): string | undefined {
       return undefined;
     }
     const built = statSync(program);
-    const key = `${program}|${built.size}|${built.mtimeMs}|${process.version}|${process.arch}`;
+    // V8 rejects a cache made under other flags: starts with and without some would replace each other's.
+    const flags = `${process.execArgv.join(' ')}|${process.env.NODE_OPTIONS ?? ''}`;
+    const key = `${program}|${built.size}|${built.mtimeMs}|${process.version}|${process.arch}|${flags}`;
     return join(dir, `program-${built.size}-${fnv1a(key)}.v8`);
   } catch {
     return undefined;

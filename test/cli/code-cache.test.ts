@@ -41,6 +41,20 @@ describe('the code cache (src/launch.ts)', () => {
     expect(statSync(join(cacheDir, file!)).mtimeMs).toBe(written.mtimeMs);
   });
 
+  it('keeps one cache per set of Node options, so that starts with and without them do not replace each other', async () => {
+    const { cacheDir, env } = setup();
+    const flagged = { ...env, NODE_OPTIONS: '--max-semi-space-size=16' };
+    expect((await runMain(['--version'], env)).code).toBe(0);
+    expect((await runMain(['--version'], flagged)).code).toBe(0);
+    const files = caches(cacheDir);
+    expect(files).toHaveLength(2);
+    const before = files.map((file) => statSync(join(cacheDir, file)).ino);
+    // V8 would reject the other's cache (its flags differ) and each start would write its own again.
+    expect((await runMain(['--version'], env)).code).toBe(0);
+    expect((await runMain(['--version'], flagged)).code).toBe(0);
+    expect(caches(cacheDir).map((file) => statSync(join(cacheDir, file)).ino)).toEqual(before);
+  });
+
   it('replaces a damaged cache, and the start it damaged still works', async () => {
     const { cacheDir, env } = setup();
     expect((await runMain(['--version'], env)).code).toBe(0);
