@@ -12,6 +12,7 @@ import { afterEach, beforeAll, expect, it } from 'vitest';
 import { DATABASE_FILE } from '../../src/store/open-store.js';
 import { openDatabase } from '../../src/store/sqlite/driver.js';
 import { cleanup, requireBuild, tempDir } from '../mcp/cli-harness.js';
+import { seededRandom } from '../support/seeded-random.js';
 import { type JsonRpcMessage, StdioProcess } from './stdio-process.js';
 
 const ROUNDS = 6;
@@ -26,18 +27,6 @@ beforeAll(() => {
 afterEach(async () => {
   await cleanup();
 });
-
-/** mulberry32: a small seeded PRNG in [0, 1). */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -92,7 +81,7 @@ function argumentsOf(sent: Sent, scheduledAt: string, random: () => number): Rec
 }
 
 it('keeps every acknowledged post, and nothing half-written, across SIGKILLs during create_post', async () => {
-  const random = prng(SEED);
+  const random = seededRandom(SEED);
   const replay = `(seed ${SEED}; replay with CRASH_SEED=${SEED})`;
   const dataDir = tempDir('spm-crash-create-');
   // A local time in the future of the real clock, valid in both demo brands' time zones.

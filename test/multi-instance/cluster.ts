@@ -8,12 +8,13 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { afterAll, beforeAll } from 'vitest';
 import { CHILD_TIMEOUT_MS, childEnv, requireBuild, runMain, spawnMain, tempDir } from '../mcp/cli-harness.js';
 import { type PostgresServer, startPostgres } from '../postgres/harness.js';
+import { acmeWorkspaceFile } from '../support/acme-workspace.js';
 
 /**
  * The program's commands in docs/deploy.md's order, as the tests run them (deploy-doc.test.ts holds the
@@ -25,8 +26,7 @@ export const DEPLOY_COMMANDS = {
   serve: () => ['serve', '--host', '127.0.0.1', '--port', '0'],
 };
 
-export const TIMEZONE = 'America/New_York';
-export const CHANNELS = ['Mastodon', 'Bluesky', 'Telegram', 'LinkedIn'] as const;
+export { ACME_CHANNELS as CHANNELS, ACME_TIMEZONE as TIMEZONE } from '../support/acme-workspace.js';
 /** Deliveries (or comments) one instance sends at once: the most a kill can leave in doubt. */
 export const CONCURRENCY = 8;
 
@@ -43,39 +43,6 @@ export function usePostgresServer(): () => PostgresServer {
     if (!server) throw new Error('The PostgreSQL server did not start.');
     return server;
   };
-}
-
-/** One brand, four channels in one collection, a queue time every 15 minutes (QUEUE posts fill many). */
-function workspaceFile(dir: string): string {
-  const queueTimes = Array.from({ length: 96 }, (_, i) => {
-    const minutes = i * 15;
-    return `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
-  });
-  const file = join(dir, 'workspace.json');
-  writeFileSync(
-    file,
-    JSON.stringify({
-      brands: [
-        {
-          title: 'Acme',
-          timezone: TIMEZONE,
-          queueTimes,
-          channels: CHANNELS.map((type) => ({ name: `Acme on ${type}`, type, status: 'ACTIVE' })),
-          collections: [{ title: 'All', channels: CHANNELS.map((type) => `Acme on ${type}`) }],
-        },
-      ],
-      // The file's key is the user's natural key for later imports; clients use one from `keys create`.
-      users: [
-        {
-          name: 'Ada',
-          timezone: 'Europe/London',
-          apiKey: `import-${randomBytes(12).toString('hex')}`,
-          brands: ['Acme'],
-        },
-      ],
-    }),
-  );
-  return file;
 }
 
 export interface Instance {
@@ -125,7 +92,10 @@ export async function startCluster(
     ...options.env,
   });
   const onShared = { ...env, SOCIAL_PUBLISHER_DATA_DIR: sharedDir };
-  const imported = await runMain(DEPLOY_COMMANDS.import(workspaceFile(root)), onShared);
+  const imported = await runMain(
+    DEPLOY_COMMANDS.import(acmeWorkspaceFile(root, `import-${randomBytes(12).toString('hex')}`)),
+    onShared,
+  );
   if (imported.code !== 0) throw new Error(`import failed: ${imported.stderr}`);
   const created = await runMain(DEPLOY_COMMANDS.createKey('Ada'), onShared);
   if (created.code !== 0) throw new Error(`keys create failed: ${created.stderr}`);
@@ -213,17 +183,7 @@ function instance(name: string, env: Record<string, string>, dataDir: string): I
   };
 }
 
-/** Seeded, so that a failing run's choices (which instance, when, which modes) can be replayed. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+export { seededRandom } from '../support/seeded-random.js';
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

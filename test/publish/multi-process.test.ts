@@ -12,7 +12,6 @@
  * In both, each post is announced settled once, no queue slot is held twice, and nothing is left open.
  */
 import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -32,10 +31,11 @@ import {
   spawnMain,
   tempDir,
 } from '../mcp/cli-harness.js';
+import { ACME_CHANNELS, ACME_TIMEZONE, acmeWorkspaceFile } from '../support/acme-workspace.js';
 
 const API_KEY = 'multi-process-key-0123456789abcdef';
-const TIMEZONE = 'America/New_York';
-const CHANNELS = ['Mastodon', 'Bluesky', 'Telegram', 'LinkedIn'] as const;
+const TIMEZONE = ACME_TIMEZONE;
+const CHANNELS = ACME_CHANNELS;
 const LEASE_SECONDS = 2;
 /** Deliveries (or comments) one process sends at once: the most a kill can leave in doubt. */
 const CONCURRENCY = 8;
@@ -44,31 +44,6 @@ const IN_DOUBT = 'whether it arrived is unknown';
 afterEach(cleanup);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** One brand with four channels and a queue time every 15 minutes, so QUEUE posts fill many slots. */
-function workspaceFile(dir: string): string {
-  const queueTimes = Array.from({ length: 96 }, (_, i) => {
-    const minutes = i * 15;
-    return `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
-  });
-  const file = join(dir, 'workspace.json');
-  writeFileSync(
-    file,
-    JSON.stringify({
-      brands: [
-        {
-          title: 'Acme',
-          timezone: TIMEZONE,
-          queueTimes,
-          channels: CHANNELS.map((type) => ({ name: `Acme on ${type}`, type, status: 'ACTIVE' })),
-          collections: [{ title: 'All', channels: CHANNELS.map((type) => `Acme on ${type}`) }],
-        },
-      ],
-      users: [{ name: 'Ada', timezone: 'Europe/London', apiKey: API_KEY, brands: ['Acme'] }],
-    }),
-  );
-  return file;
-}
 
 /** A platform stand-in that counts every request it gets, by idempotency key, and answers after a moment. */
 async function startReceiver(): Promise<{ server: Server; url: string; received: Map<string, number> }> {
@@ -216,7 +191,7 @@ async function scenario(options: {
         }
       : {}),
   });
-  const imported = await runMain(['import', workspaceFile(dataDir)], env);
+  const imported = await runMain(['import', acmeWorkspaceFile(dataDir, API_KEY)], env);
   expect(imported.code, imported.stderr).toBe(0);
 
   const log: string[] = [];
