@@ -47,7 +47,7 @@ interface Workspace {
   brands: Array<{ brandId: number; collectionId: number }>;
 }
 
-async function seedWorkspace(url: string, brands: number): Promise<Workspace> {
+export async function seedWorkspace(url: string, brands: number): Promise<Workspace> {
   const runtime = await openLocalRuntime({ dataDir: tempDir(), demo: false, database: { url, poolSize: 2 } });
   try {
     const titles = Array.from({ length: brands }, (_, i) => `Bench Roasters ${i + 1}`);
@@ -140,6 +140,12 @@ function pooledWaits(waits: readonly LockWaits[]): LockWaits {
     samples,
     meanWaiting: Math.round(weighted((w) => w.meanWaiting) * 100) / 100,
     waitingShare: Math.round(weighted((w) => w.waitingShare) * 100) / 100,
+    meanWaitingByLock: Object.fromEntries(
+      [...new Set(waits.flatMap((w) => Object.keys(w.meanWaitingByLock)))].map((kind) => [
+        kind,
+        Math.round(weighted((w) => w.meanWaitingByLock[kind] ?? 0) * 100) / 100,
+      ]),
+    ),
   };
 }
 
@@ -434,7 +440,7 @@ async function deliveryRun(
   }
 }
 
-async function deliveryThroughput(
+export async function deliveryThroughput(
   url: string,
   sql: BenchSql,
   ws: Workspace,
@@ -446,7 +452,7 @@ async function deliveryThroughput(
       const k = COUNTS[(repeat + j) % COUNTS.length]!;
       const run = await deliveryRun(url, sql, ws, k, options);
       process.stderr.write(
-        `  deliveries, ${k} instance(s): ${run.seconds.toFixed(2)} s (${Math.round(run.deliveriesPerSecond)}/s), settled ${run.settledSeconds.toFixed(2)} s, by instance ${run.byInstance.join('/')}, CPU µs/delivery ${run.cpuUsPerDelivery.instances} + ${run.cpuUsPerDelivery.postgres} (PostgreSQL), ${run.switchesPerDelivery} context switches/delivery, waiting for the lock ${run.lockWaits.meanWaiting.toFixed(1)}${run.exactlyOnce ? '' : ' NOT EXACTLY ONCE'}\n`,
+        `  deliveries, ${k} instance(s): ${run.seconds.toFixed(2)} s (${Math.round(run.deliveriesPerSecond)}/s), settled ${run.settledSeconds.toFixed(2)} s, by instance ${run.byInstance.join('/')}, CPU µs/delivery ${run.cpuUsPerDelivery.instances} + ${run.cpuUsPerDelivery.postgres} (PostgreSQL), ${run.switchesPerDelivery} context switches/delivery, waiting for the lock ${run.lockWaits.meanWaiting.toFixed(1)} (by lock: ${JSON.stringify(run.lockWaits.meanWaitingByLock)})${run.exactlyOnce ? '' : ' NOT EXACTLY ONCE'}\n`,
       );
       runs.push(run);
     }

@@ -224,6 +224,11 @@ export interface DeliveryStore {
   nextPollCloseAtMs(): Promise<number | undefined>;
   /** The earliest end of a lease held on a delivery or comment, if any. */
   nextLeaseEndMs(): Promise<number | undefined>;
+  /**
+   * How many of the post's deliveries are in each status. In a transaction (the post being settled),
+   * read after every other transaction that may settle the post at the same time has ended: the store
+   * holds the post against them until this one ends.
+   */
   counts(postId: number): Promise<Record<DeliveryStatus, number>>;
 }
 
@@ -288,14 +293,18 @@ export interface SandboxOutbox {
  * What a transaction reads and then writes, for a store whose transactions can run side by side (a
  * server database shared by several instances): a brand (its posts, queue slots, idempotency keys and
  * due posts starting), or one post of it (its deliveries and its settling). A transaction on a brand
- * runs alone among those on that brand and on its posts; transactions on different posts of a brand run
- * side by side, and so do those of different brands; a transaction without a target runs alone. Work
+ * runs alone among those on that brand and on its posts; transactions on posts of a brand run side by
+ * side, and so do those of different brands; a transaction without a target runs alone. Work
  * that names a target reads and then writes nothing outside it (anything else it writes is a single
  * conditional statement, safe by itself). A store may run every transaction alone, as SQLite does.
  */
 export interface TransactionTarget {
   brandId: number;
-  /** A post of the brand: the transaction settles that post's deliveries, nothing else of the brand. */
+  /**
+   * A post of the brand: the transaction records that post's deliveries and settles it, nothing else of
+   * the brand. Transactions on posts of one brand (one post too) may run side by side; `counts` makes
+   * the one that settles the post wait for the others that might.
+   */
   postId?: number;
 }
 

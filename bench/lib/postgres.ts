@@ -203,19 +203,27 @@ export interface LockWaits {
   samples: number;
   /** Mean number of backends waiting for one of the store's advisory locks. */
   meanWaiting: number;
-  /** Share of samples in which at least one backend waited. */
+  /** Share of samples in which at least one backend waited for one of them. */
   waitingShare: number;
+  /**
+   * Mean number of the database's backends waiting for a heavyweight lock, by pg_stat_activity's
+   * `wait_event` (`advisory`, and row locks: `transactionid`, `tuple`): a convoy on a hot row shows
+   * here, not among the advisory waits.
+   */
+  meanWaitingByLock: Record<string, number>;
 }
 
 /**
  * Samples, every `everyMs` on a connection of its own, how many of the server's backends wait for one
  * of the store's advisory locks (pg_locks, not granted; the store's lock namespaces share their first
- * three bytes): a convoy shows as waiters in most samples.
+ * three bytes), and how many of the database's backends wait for any lock, by kind: a convoy shows as
+ * waiters in most samples.
  */
 /** `stop` ends the sampling (a second call gives the same answer). */
 export async function sampleLockWaits(url: string, everyMs = 100): Promise<{ stop(): Promise<LockWaits> }> {
   const sql = await BenchSql.connect(url);
   const waiting: number[] = [];
+  const byLock = new Map<string, number>();
   let running = true;
   const loop = (async () => {
     while (running) {
@@ -226,6 +234,11 @@ export async function sampleLockWaits(url: string, everyMs = 100): Promise<{ sto
           [LOCK_NAMESPACE],
         ),
       );
+      const kinds = await sql.query<{ wait_event: string; n: string }>(
+        `SELECT wait_event, COUNT(*) AS n FROM pg_stat_activity
+         WHERE datname = current_database() AND wait_event_type = 'Lock' GROUP BY wait_event`,
+      );
+      for (const kind of kinds) byLock.set(kind.wait_event, (byLock.get(kind.wait_event) ?? 0) + Number(kind.n));
       await new Promise((resolve) => setTimeout(resolve, everyMs));
     }
   })();
@@ -235,10 +248,12 @@ export async function sampleLockWaits(url: string, everyMs = 100): Promise<{ sto
     await loop;
     await sql.close();
     const samples = waiting.length;
+    const per = (n: number) => Math.round((n / Math.max(1, samples)) * 100) / 100;
     return {
       samples,
       meanWaiting: waiting.reduce((sum, n) => sum + n, 0) / Math.max(1, samples),
       waitingShare: waiting.filter((n) => n > 0).length / Math.max(1, samples),
+      meanWaitingByLock: Object.fromEntries([...byLock].map(([kind, n]) => [kind, per(n)])),
     };
   };
   return {

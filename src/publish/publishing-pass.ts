@@ -288,26 +288,27 @@ export class PublishingPass {
     let marked: { mine: boolean; settled: PostStatus | undefined; next: DeliveryRecord | undefined };
     try {
       marked = await store.transaction(async (tx) => {
-        let mine: boolean;
-        if (outcome.ok) {
-          const comment = post?.payload.comment;
-          mine = await tx.deliveries.markSent(
-            delivery.id,
-            owner,
-            {
-              externalId: outcome.externalId,
-              url: outcome.url ?? null,
-              commentDueAtMs: comment ? nowMs + comment.delay * 1000 : null,
-              pollCloseAtMs: outcome.closePollAtMs ?? null,
-            },
-            nowMs,
-          );
-          if (mine) await tx.connections.recordPublished(delivery.channelId, nowMs);
-        } else {
-          mine = await this.recordFailure(tx, delivery, owner, decision!, nowMs);
-        }
-        const settled = mine ? await settlePost(tx, delivery.postId, nowMs) : undefined;
+        const comment = post?.payload.comment;
+        const mine = outcome.ok
+          ? await tx.deliveries.markSent(
+              delivery.id,
+              owner,
+              {
+                externalId: outcome.externalId,
+                url: outcome.url ?? null,
+                commentDueAtMs: comment ? nowMs + comment.delay * 1000 : null,
+                pollCloseAtMs: outcome.closePollAtMs ?? null,
+              },
+              nowMs,
+            )
+          : await this.markFailure(tx, delivery, owner, decision!);
+        // The delivery's row, the next one's, the post's, then the channel's: the rows that other
+        // transactions also change are locked as late as can be, in one order for all.
         const [next] = this.halted ? [] : await tx.deliveries.claimPending(1, this.lease.claim(), nowMs);
+        if (!mine) return { mine, settled: undefined, next };
+        const settled = await settlePost(tx, delivery.postId, nowMs);
+        if (outcome.ok) await tx.connections.recordPublished(delivery.channelId, nowMs);
+        else await recordChannelFailure(tx, delivery.channelId, decision!, nowMs);
         return { mine, settled, next };
       }, post && { brandId: post.brandId, postId: post.id });
     } finally {
@@ -342,19 +343,15 @@ export class PublishingPass {
   }
 
   /** Records a failed send as the decision says, in the transaction `tx`; false when the claim is no longer ours. */
-  private async recordFailure(
+  private markFailure(
     tx: Store,
     delivery: DeliveryRecord,
     owner: string,
     decision: FailureDecision,
-    nowMs: number,
   ): Promise<boolean> {
-    const mine =
-      decision.action === 'retry'
-        ? await tx.deliveries.markRetry(delivery.id, owner, decision.reason, decision.atMs)
-        : await tx.deliveries.markFailed(delivery.id, owner, decision.reason);
-    if (mine) await recordChannelFailure(tx, delivery.channelId, decision, nowMs);
-    return mine;
+    return decision.action === 'retry'
+      ? tx.deliveries.markRetry(delivery.id, owner, decision.reason, decision.atMs)
+      : tx.deliveries.markFailed(delivery.id, owner, decision.reason);
   }
 
   /**

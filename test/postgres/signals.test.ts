@@ -5,10 +5,11 @@
  * was announced meanwhile is lost); and the publishing engine, sleeping its longest sleep, publishes a
  * post another instance planned at once instead of at its next poll.
  */
+import pg from 'pg';
 import { expect, it } from 'vitest';
 import { type PublishingEvent, systemClock } from '../../src/ports.js';
 import { startPublishingEngine } from '../../src/publish/engine.js';
-import { LISTENER_NAME } from '../../src/store/postgres/signals.js';
+import { EVENT_CHANNEL, LISTENER_NAME } from '../../src/store/postgres/signals.js';
 import { SecretBox } from '../../src/store/secret-box.js';
 import { makeTempDir } from '../support/local.js';
 import { usePostgres } from './postgres-databases.js';
@@ -74,6 +75,63 @@ it("passes an instance's publishing events to the others' listeners, not back to
     expect(heardA[1]!.message).toBe(`${'x'.repeat(2_000)}…`);
     await sleep(100);
     expect(heardB).toEqual([]);
+  } finally {
+    await signalA.close();
+    await signalB.close();
+  }
+});
+
+it('relays a burst of events in a few notifications, in order, none over PostgreSQL’s 8000 bytes', async () => {
+  const url = await postgres.database();
+  const [a, b] = [await postgres.open(url), await postgres.open(url)];
+  const signalA = a.signals(() => undefined);
+  const signalB = b.signals(() => undefined);
+  // A listener of our own counts the notifications themselves.
+  const raw = new pg.Client({ connectionString: url });
+  await raw.connect();
+  const notifications: string[] = [];
+  raw.on('notification', (message) => {
+    if (message.channel === EVENT_CHANNEL) notifications.push(message.payload ?? '');
+  });
+  await raw.query(`LISTEN ${EVENT_CHANNEL}`);
+  try {
+    const heard: PublishingEvent[] = [];
+    signalA.hear((event) => heard.push(event));
+    await waitFor(() => signalA.listening);
+    // 200 deliveries' worth of events, ten of them with a long (cut) reason in several scripts.
+    const events: PublishingEvent[] = Array.from({ length: 200 }, (_, i) => ({
+      level: i % 20 === 0 ? 'error' : 'info',
+      message: i % 20 === 0 ? `post ${i}: ${'é☕𝄞'.repeat(1_000)}` : `post ${i}: sent to Mastodon`,
+      brandId: 1,
+      postId: i,
+    }));
+    for (const event of events) signalB.relay(event);
+    await waitFor(() => heard.length === 200);
+    expect(heard.map((event) => event.postId)).toEqual(events.map((event) => event.postId));
+    expect(heard[1]).toEqual(events[1]);
+    expect(heard[0]!.message).toBe(`${events[0]!.message.slice(0, 2_000)}…`);
+    expect(notifications.length).toBeGreaterThan(1);
+    expect(notifications.length).toBeLessThanOrEqual(12);
+    for (const payload of notifications) expect(Buffer.byteLength(payload)).toBeLessThan(8_000);
+  } finally {
+    await raw.end();
+    await signalA.close();
+    await signalB.close();
+  }
+});
+
+it('sends the events relayed just before it closes', async () => {
+  const url = await postgres.database();
+  const [a, b] = [await postgres.open(url), await postgres.open(url)];
+  const signalA = a.signals(() => undefined);
+  const signalB = b.signals(() => undefined);
+  try {
+    const heard: PublishingEvent[] = [];
+    signalA.hear((event) => heard.push(event));
+    await waitFor(() => signalA.listening);
+    signalB.relay({ level: 'info', message: 'post 9: published', brandId: 1, postId: 9 });
+    await signalB.close();
+    await waitFor(() => heard.length === 1);
   } finally {
     await signalA.close();
     await signalB.close();

@@ -14,13 +14,15 @@ export const MIGRATION_LOCK = 1;
 
 /**
  * Held by every store transaction from its start: alone (exclusive) by a transaction without a target,
- * shared by one with a target, which then takes its brand's lock and, for a post, that post's (sql.ts).
+ * shared by one with a target, which then takes its brand's lock (sql.ts): exclusive for a brand, shared
+ * for a post of it. Transactions on posts of one brand run side by side, even on one post (the sends to
+ * its channels are recorded at once); the one that settles the post locks its row first
+ * (delivery-rows.ts `counts`), so that the last to record sees what the others committed.
  */
 export const WRITE_LOCK = 2;
 
-/** 'SPM\1' and 'SPM\2': the high 32 bits of the one-key (bigint) locks of brands and of posts. */
+/** 'SPM\1': the high 32 bits of the one-key (bigint) locks of brands. */
 const BRAND_NAMESPACE = 0x53504d01;
-const POST_NAMESPACE = 0x53504d02;
 
 /** A one-key lock: the namespace, then the id's low 32 bits (ids that share them share a lock: safe). */
 function key(namespace: number, id: number): string {
@@ -30,17 +32,15 @@ function key(namespace: number, id: number): string {
 
 /**
  * The statements that take a transaction's locks, in one order for every transaction (the write lock,
- * then the brand's, then the post's), so that two transactions never wait for each other in a cycle.
- * Plain integers only: they run in a simple query, beside BEGIN, in one round trip.
+ * then the brand's), so that two transactions never wait for each other in a cycle. Plain integers
+ * only: they run in a simple query, beside BEGIN, in one round trip.
  */
 export function lockStatements(target: TransactionTarget | undefined): string[] {
   if (!target) return [`SELECT pg_advisory_xact_lock(${LOCK_NAMESPACE}, ${WRITE_LOCK})`];
   const brand = key(BRAND_NAMESPACE, target.brandId);
-  const write = `SELECT pg_advisory_xact_lock_shared(${LOCK_NAMESPACE}, ${WRITE_LOCK})`;
-  if (target.postId === undefined) return [write, `SELECT pg_advisory_xact_lock(${brand})`];
+  const mode = target.postId === undefined ? 'pg_advisory_xact_lock' : 'pg_advisory_xact_lock_shared';
   return [
-    write,
-    `SELECT pg_advisory_xact_lock_shared(${brand})`,
-    `SELECT pg_advisory_xact_lock(${key(POST_NAMESPACE, target.postId)})`,
+    `SELECT pg_advisory_xact_lock_shared(${LOCK_NAMESPACE}, ${WRITE_LOCK})`,
+    `SELECT ${mode}(${brand})`,
   ];
 }

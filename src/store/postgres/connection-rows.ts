@@ -3,7 +3,7 @@ import type { Capabilities } from '../../domain/capabilities.js';
 import type { ChannelActivity, ConnectionRecord, ConnectionUpsert } from '../../ports.js';
 import type { AsyncConnectionStore } from './async-port.js';
 import { nullableNumber, nullableString } from './records.js';
-import type { Row, Sql } from './sql.js';
+import { literal, type Row, type Sql } from './sql.js';
 
 const COLUMNS = `channel_id, kind, account, account_id, endpoint, profile_url, settings, capabilities, secret,
   secret_env, connected_at_ms, updated_at_ms`;
@@ -119,11 +119,14 @@ export class PostgresConnectionStore implements AsyncConnectionStore {
     };
   }
 
+  /**
+   * Every send to the channel changes its row: in a transaction, at its commit, so that sends recorded
+   * at once wait for each other's commit only, not for everything each does after this.
+   */
   async recordPublished(channelId: number, nowMs: number): Promise<void> {
-    await this.sql.change(
-      'UPDATE channels SET last_published_at_ms = GREATEST(COALESCE(last_published_at_ms, 0), $1) WHERE id = $2',
-      nowMs,
-      channelId,
+    await this.sql.atCommit(
+      `UPDATE channels SET last_published_at_ms = GREATEST(COALESCE(last_published_at_ms, 0), ${literal(nowMs)})
+       WHERE id = ${literal(channelId)}`,
     );
   }
 

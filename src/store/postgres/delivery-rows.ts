@@ -9,7 +9,7 @@ import type { Claim, DeliveryRecord, NewDelivery, SentDelivery } from '../../por
 import { DELIVERY_COLUMN_NAMES } from '../row-records.js';
 import type { AsyncDeliveryStore } from './async-port.js';
 import { minimum, toDelivery } from './records.js';
-import type { Sql, SqlParam } from './sql.js';
+import { literal, type Sql, type SqlParam } from './sql.js';
 
 const COLUMNS = DELIVERY_COLUMN_NAMES.join(', ');
 /** The columns of `deliveries d`, for the RETURNING of an UPDATE … FROM (where `id` alone is ambiguous). */
@@ -331,10 +331,13 @@ export class PostgresDeliveryStore implements AsyncDeliveryStore {
       DeliveryStatus,
       number
     >;
-    const rows = await this.sql.all(
-      'SELECT status, COUNT(*) AS n FROM deliveries WHERE post_id = $1 GROUP BY status',
-      postId,
-    );
+    const count = `SELECT status, COUNT(*) AS n FROM deliveries WHERE post_id = ${literal(postId)} GROUP BY status`;
+    // In a transaction (settling the post), after locking the post's row: a transaction recording a
+    // sibling delivery on another connection, which may settle the post, holds that lock until it ends,
+    // and the count that follows the wait sees what it committed.
+    const rows = this.sql.inTransaction
+      ? await this.sql.script(`SELECT 1 FROM posts WHERE id = ${literal(postId)} FOR UPDATE; ${count}`)
+      : await this.sql.all(count);
     for (const row of rows) counts[String(row.status) as DeliveryStatus] = Number(row.n);
     return counts;
   }

@@ -14,7 +14,7 @@ import type { EventRelay, PlanSignal, PublishingEvent, PublishingEventSink } fro
 
 /** The channel of every instance's announcements (one per database: PostgreSQL scopes channels so). */
 export const PLAN_CHANNEL = 'social_publisher_plan';
-/** The channel of publishing events, as JSON: `{"from": instanceId, "event": PublishingEvent}`. */
+/** The channel of publishing events, as JSON: `{"from": instanceId, "events": PublishingEvent[]}`. */
 export const EVENT_CHANNEL = 'social_publisher_event';
 
 /** What an operator sees in pg_stat_activity for the listening connection. */
@@ -22,6 +22,10 @@ export const LISTENER_NAME = 'social-publisher-mcp listener';
 
 /** A notification's payload must stay under 8000 bytes: an event's message is cut well before. */
 const EVENT_MESSAGE_CHARS = 2_000;
+/** The most a notification of ours carries, in bytes (PostgreSQL's limit is 8000). */
+const PAYLOAD_BYTES = 7_900;
+/** Events relayed within this long go out together. */
+const RELAY_EVERY_MS = 20;
 
 const FIRST_RETRY_MS = 500;
 const LAST_RETRY_MS = 30_000;
@@ -46,6 +50,10 @@ export class PostgresSignals implements PlanSignal, EventRelay {
   /** Since when the listening connection has been down (logged once per outage); 0 while up. */
   private downSince = 0;
   private closed = false;
+  /** Events relayed and not yet sent, and the timer that sends them. */
+  private readonly outgoing: PublishingEvent[] = [];
+  private relayTimer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: PostgresSignalsOptions) {}
 
@@ -70,12 +78,52 @@ export class PostgresSignals implements PlanSignal, EventRelay {
       event.message.length > EVENT_MESSAGE_CHARS
         ? `${event.message.slice(0, EVENT_MESSAGE_CHARS)}…`
         : event.message;
-    const payload = JSON.stringify({ from: this.instanceId, event: { ...event, message } });
-    this.options.pool.query('SELECT pg_notify($1, $2)', [EVENT_CHANNEL, payload]).catch((error) => {
-      this.options.log(
-        `passing a publishing event to the other instances failed: ${(error as Error).message}`,
-      );
+    this.outgoing.push({ ...event, message });
+    this.relayTimer ??= setTimeout(() => void this.flush(), RELAY_EVERY_MS);
+  }
+
+  /** Sends what was relayed, after what earlier flushes send: the other instances hear events in order. */
+  private flush(): Promise<void> {
+    clearTimeout(this.relayTimer);
+    this.relayTimer = undefined;
+    const payloads = this.payloads(this.outgoing.splice(0));
+    this.flushing = this.flushing.then(async () => {
+      for (const payload of payloads) {
+        try {
+          await this.options.pool.query('SELECT pg_notify($1, $2)', [EVENT_CHANNEL, payload]);
+        } catch (error) {
+          this.options.log(
+            `passing publishing events to the other instances failed: ${(error as Error).message}`,
+          );
+        }
+      }
     });
+    return this.flushing;
+  }
+
+  /**
+   * The events as few notifications as fit them: one per event would wake every instance's listener
+   * once per delivery, work that grows with the number of instances.
+   */
+  private payloads(events: readonly PublishingEvent[]): string[] {
+    const payloads: string[] = [];
+    // `{"from":…,"events":[` + the events, comma-separated + `]}`.
+    const head = `{"from":${JSON.stringify(this.instanceId)},"events":[`;
+    let batch: string[] = [];
+    let bytes = Buffer.byteLength(head) + 2;
+    for (const event of events) {
+      const json = JSON.stringify(event);
+      const size = Buffer.byteLength(json) + (batch.length > 0 ? 1 : 0);
+      if (batch.length > 0 && bytes + size > PAYLOAD_BYTES) {
+        payloads.push(`${head}${batch.join(',')}]}`);
+        batch = [];
+        bytes = Buffer.byteLength(head) + 2;
+      }
+      batch.push(json);
+      bytes += Buffer.byteLength(json) + (batch.length > 1 ? 1 : 0);
+    }
+    if (batch.length > 0) payloads.push(`${head}${batch.join(',')}]}`);
+    return payloads;
   }
 
   hear(listener: PublishingEventSink): () => void {
@@ -101,6 +149,8 @@ export class PostgresSignals implements PlanSignal, EventRelay {
   }
 
   async close(): Promise<void> {
+    // Events relayed before the end still go out (the pool is closed after this).
+    await this.flush();
     this.closed = true;
     this.listeners.clear();
     this.hearers.clear();
@@ -182,18 +232,20 @@ export class PostgresSignals implements PlanSignal, EventRelay {
   }
 
   private tellHearers(payload: string | undefined): void {
-    let parsed: { from?: unknown; event?: PublishingEvent };
+    let parsed: { from?: unknown; events?: unknown };
     try {
       parsed = JSON.parse(payload ?? '') as typeof parsed;
     } catch {
       return;
     }
-    if (parsed.from === this.instanceId || !parsed.event) return;
-    for (const hear of this.hearers) {
-      try {
-        hear(parsed.event);
-      } catch {
-        // A session that cannot take an event misses it; the others do not.
+    if (parsed.from === this.instanceId || !Array.isArray(parsed.events)) return;
+    for (const event of parsed.events as PublishingEvent[]) {
+      for (const hear of this.hearers) {
+        try {
+          hear(event);
+        } catch {
+          // A session that cannot take an event misses it; the others do not.
+        }
       }
     }
   }

@@ -43,6 +43,25 @@ export interface Sql {
   transaction<T>(work: (sql: Sql) => Promise<T>, target?: TransactionTarget): Promise<T>;
   /** Runs `work` in the transaction under way, else in one of its own: for a write of several statements. */
   atomic<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
+  /**
+   * Runs several statements without parameters (values written in: integers only) in one round trip;
+   * the rows of the last. Each statement reads what was committed when it began (READ COMMITTED), so a
+   * read after a statement that waited for a lock sees what the lock's holder committed.
+   */
+  script(text: string): Promise<Row[]>;
+  /**
+   * A write without parameters (integers only, written in) that may wait until the transaction commits:
+   * it then runs in COMMIT's round trip, so that a lock it takes on a row many transactions change (a
+   * channel's) is held for no longer than the commit. Undone with a savepoint it was made in; outside a
+   * transaction it runs at once.
+   */
+  atCommit(text: string): Promise<void>;
+}
+
+/** An integer written into a statement's text (`script`, `atCommit`): anything else is refused. */
+export function literal(value: number): string {
+  if (!Number.isSafeInteger(value)) throw new Error(`not an integer: ${value}`);
+  return String(value);
 }
 
 /** SQLSTATE codes of PostgreSQL's storage faults. */
@@ -131,6 +150,17 @@ abstract class Statements implements Sql {
   async count(text: string, ...params: SqlParam[]): Promise<number> {
     return Number((await this.get(text, ...params))?.n ?? 0);
   }
+
+  async script(text: string): Promise<Row[]> {
+    return lastRows((await this.query(text, [])) as QueryResult<Row> | QueryResult<Row>[]);
+  }
+
+  abstract atCommit(text: string): Promise<void>;
+}
+
+/** A simple query of several statements answers one result per statement: the last one's rows. */
+function lastRows(result: QueryResult<Row> | QueryResult<Row>[]): Row[] {
+  return (Array.isArray(result) ? result[result.length - 1]!.rows : result.rows) ?? [];
 }
 
 /**
@@ -191,6 +221,10 @@ export class PoolSql extends Statements {
   atomic<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
     return this.transaction(work);
   }
+
+  async atCommit(text: string): Promise<void> {
+    await this.query(text, []);
+  }
 }
 
 /**
@@ -205,6 +239,8 @@ class TransactionSql extends Statements {
   private depth = 1;
   private aborted: unknown;
   private over = false;
+  /** `atCommit`'s writes, each with the depth it was made at (a savepoint undone drops its own). */
+  private readonly deferred: Array<{ text: string; depth: number }> = [];
 
   constructor(private readonly client: PoolClient) {
     super();
@@ -239,9 +275,23 @@ class TransactionSql extends Statements {
 
   async commit(): Promise<void> {
     if (this.aborted !== undefined) throw this.aborted;
+    const writes = this.deferred.map((write) => `${write.text}; `).join('');
+    let result: QueryResult<Row> | QueryResult<Row>[];
+    try {
+      // Several statements answer one result each.
+      result = (await this.control(`${writes}COMMIT`)) as QueryResult<Row> | QueryResult<Row>[];
+    } catch (error) {
+      // A deferred write failed: PostgreSQL skipped the COMMIT after it, and the transaction is aborted.
+      throw storageFault(error);
+    }
+    const last = Array.isArray(result) ? result[result.length - 1]! : result;
     // PostgreSQL answers COMMIT of an aborted transaction with a rollback, not an error.
-    const result = await this.control('COMMIT');
-    if (result.command === 'ROLLBACK') throw new Error('PostgreSQL rolled the transaction back at COMMIT.');
+    if (last.command === 'ROLLBACK') throw new Error('PostgreSQL rolled the transaction back at COMMIT.');
+  }
+
+  async atCommit(text: string): Promise<void> {
+    if (this.aborted !== undefined) throw this.aborted;
+    this.deferred.push({ text, depth: this.depth });
   }
 
   /** Ends the transaction after a failure; the error when even that failed (the connection is lost). */
@@ -268,6 +318,8 @@ class TransactionSql extends Statements {
       const result = await work(this);
       if (this.aborted !== undefined) throw this.aborted;
       await this.control(`RELEASE SAVEPOINT ${name}`);
+      // Its deferred writes are the enclosing level's now: undone only if that level is.
+      for (const write of this.deferred) write.depth = Math.min(write.depth, this.depth - 1);
       return result;
     } catch (error) {
       await this.rollBackTo(name);
@@ -282,6 +334,10 @@ class TransactionSql extends Statements {
     try {
       await this.control(`ROLLBACK TO SAVEPOINT ${name}; RELEASE SAVEPOINT ${name}`);
       this.aborted = undefined;
+      // The writes deferred inside it are undone with it (its depth is still counted here).
+      while (this.deferred.length > 0 && this.deferred[this.deferred.length - 1]!.depth >= this.depth) {
+        this.deferred.pop();
+      }
     } catch (error) {
       // The connection is lost: nothing more can run in this transaction.
       this.aborted ??= error;
