@@ -91,6 +91,12 @@ export interface HeldQueueRun {
   schedule: string;
   afterMs: number;
   untilMs: number;
+  /**
+   * As the store answers a run one change old (another process's): the times that change freed. Those
+   * that are slots of the queue and lie in the run end it there; the others (a scheduled post's odd
+   * minute) free no slot.
+   */
+  freedMs?: readonly number[];
 }
 
 /** Posts of a brand. Every read is scoped to the brand the caller may see. */

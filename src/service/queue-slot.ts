@@ -92,6 +92,12 @@ export function* cachedQueueSlotsAfter(
   }
 }
 
+/** Whether the instant is one of the schedule's slots (on its own local day). */
+function isSlot(instant: number, schedule: string, timezone: string, minutes: readonly number[]): boolean {
+  const day = localDateUtc(instant, timezone);
+  return day !== undefined && slotsOfDay(schedule, timezone, minutes, day).includes(instant);
+}
+
 /** The first read of planned times is short: the free slot is usually right after the run. */
 const FIRST_BATCH = 16;
 
@@ -107,10 +113,15 @@ export async function nextFreeQueueSlot(
   brand: BrandRecord,
   nowMs: number,
 ): Promise<number | undefined> {
-  const schedule = scheduleOf(brand.timezone, brand.queueTimes).key;
+  const { minutes, key: schedule } = scheduleOf(brand.timezone, brand.queueTimes);
   const held = await store.posts.heldQueueRun(brand.id, schedule);
-  // Every slot after held.afterMs and before held.untilMs is taken: the free one is at untilMs or later.
-  const known = held !== undefined && held.afterMs <= nowMs && held.untilMs > nowMs ? held : undefined;
+  // A slot freed since ends the run there; a freed time that is no slot changes nothing.
+  const freedSlot = held?.freedMs
+    ?.filter((t) => t > nowMs && t < held.untilMs && isSlot(t, schedule, brand.timezone, minutes))
+    .reduce((earliest, t) => Math.min(earliest, t), held.untilMs);
+  const run = held && freedSlot !== undefined ? { ...held, untilMs: freedSlot } : held;
+  // Every slot after run.afterMs and before run.untilMs is taken: the free one is at untilMs or later.
+  const known = run !== undefined && run.afterMs <= nowMs && run.untilMs > nowMs ? run : undefined;
   const from = known ? known.untilMs - 1 : nowMs;
   let batch = FIRST_BATCH;
   let taken = await store.posts.plannedTimesFrom(brand.id, from + 1, batch);

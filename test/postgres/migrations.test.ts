@@ -60,8 +60,10 @@ it("has SQLite's tables and columns (but the key column SQLite could not drop, a
   const columns = await postgresColumns(url);
   // Migration 2: what lets an instance trust a queue run it remembers (post-rows.ts); SQLite's one
   // process sees every change itself.
-  expect(columns.brands).toContain('plan_version');
-  columns.brands = columns.brands!.filter((column) => column !== 'plan_version');
+  // And migration 3: the times the latest change freed.
+  const planColumns = ['plan_version', 'plan_freed_by', 'plan_freed'];
+  expect(columns.brands).toEqual(expect.arrayContaining(planColumns));
+  columns.brands = columns.brands!.filter((column) => !planColumns.includes(column));
   expect(columns).toEqual(sqlite);
 });
 

@@ -2,8 +2,9 @@
  * The PostgreSQL store remembers the run of held queue slots a transaction walked (PostStore.heldQueueRun),
  * so that the next QUEUE post of the brand reads one number instead of walking the run again; and it
  * trusts the run only while no change could have freed one of its slots: the brand's plan_version, which
- * triggers count, whichever instance made the change; and only once the transaction that walked it
- * committed.
+ * triggers count once per transaction, whichever instance made the change; one change later, with the
+ * times that change freed (a freed slot ends the run there, a freed odd minute changes nothing); and
+ * only once the transaction that walked it committed.
  */
 import { expect, it } from 'vitest';
 import type { BrandRecord } from '../../src/ports.js';
@@ -47,15 +48,102 @@ it('remembers the run a committed transaction walked, until another instance fre
   for (let i = 0; i < 3; i++) posts.push(await a.transaction((tx) => queuePost(tx, ws, brand)));
   // The third walk found the first two slots held: the run ends at the third.
   expect(await remembered(a, brand)).toMatchObject({ untilMs: posts[2]!.slot });
-  // The other instance frees the first slot: this instance no longer trusts the run, and fills it.
+  // The other instance frees the first slot: the run comes with the time freed, and the next post fills it.
   await b.transaction((tx) => tx.posts.remove(posts[0]!.id));
-  expect(await remembered(a, brand)).toBeUndefined();
+  expect(await remembered(a, brand)).toMatchObject({ untilMs: posts[2]!.slot, freedMs: [posts[0]!.slot] });
   expect((await a.transaction((tx) => queuePost(tx, ws, brand))).slot).toBe(posts[0]!.slot);
   // Turning a queued post into a draft frees its slot as well.
   await a.transaction((tx) => queuePost(tx, ws, brand));
   expect(await remembered(a, brand)).toBeDefined();
   await b.transaction((tx) => tx.posts.setStatus(posts[1]!.id, 'draft', NOW));
   expect((await a.transaction((tx) => queuePost(tx, ws, brand))).slot).toBe(posts[1]!.slot);
+});
+
+/**
+ * `tx` with its post store's reads of planned times recorded: where each walk of the queue began.
+ */
+function watched(tx: AsyncStore, reads: number[]): AsyncStore {
+  const posts = new Proxy(tx.posts, {
+    get(target, name) {
+      const value = Reflect.get(target, name, target);
+      if (name !== 'plannedTimesFrom') return typeof value === 'function' ? value.bind(target) : value;
+      return (brandId: number, fromMs: number, limit: number) => {
+        reads.push(fromMs);
+        return target.plannedTimesFrom(brandId, fromMs, limit);
+      };
+    },
+  });
+  return new Proxy(tx, {
+    get: (target, name) => (name === 'posts' ? posts : Reflect.get(target, name, target)),
+  });
+}
+
+/** Where the next QUEUE post's walk began, and the slot it took. */
+async function nextWalk(store: PostgresStore, ws: Workspace, brand: BrandRecord) {
+  const reads: number[] = [];
+  const { slot } = await store.transaction((tx) => queuePost(watched(tx, reads), ws, brand));
+  return { from: reads[0], slot };
+}
+
+it('trusts a run one change old when that change freed no slot: the next walk starts at the run’s end', async () => {
+  const { a, b, ws, brand } = await twoInstances();
+  const posts: { id: number; slot: number }[] = [];
+  for (let i = 0; i < 20; i++) posts.push(await a.transaction((tx) => queuePost(tx, ws, brand)));
+  // A scheduled post seven minutes after a slot inside the run: planned, but holding no slot.
+  const scheduled = await a.transaction((tx) =>
+    tx.posts.insert(newPost(ws, { status: 'scheduled', dueAtMs: posts[5]!.slot + 7 * 60_000 })),
+  );
+  const end = await nextWalk(a, ws, brand);
+  expect(end.from).toBe(posts[19]!.slot);
+  await b.transaction((tx) => tx.posts.remove(scheduled));
+  const after = await nextWalk(a, ws, brand);
+  expect(after.from).toBe(end.slot);
+  expect(after.slot).toBeGreaterThan(end.slot);
+});
+
+it('ends the run at the earliest slot one transaction freed, counting that transaction once', async () => {
+  const { a, b, ws, brand } = await twoInstances();
+  const posts: { id: number; slot: number }[] = [];
+  for (let i = 0; i < 20; i++) posts.push(await a.transaction((tx) => queuePost(tx, ws, brand)));
+  await nextWalk(a, ws, brand);
+  // One transaction of the other instance frees two slots (and a third post's time moves later).
+  await b.transaction(async (tx) => {
+    await tx.posts.remove(posts[12]!.id);
+    await tx.posts.remove(posts[4]!.id);
+  });
+  const first = await nextWalk(a, ws, brand);
+  expect(first).toEqual({ from: posts[4]!.slot, slot: posts[4]!.slot });
+  const second = await nextWalk(a, ws, brand);
+  expect(second.slot).toBe(posts[12]!.slot);
+});
+
+it('walks again from the start after two changes, or after one that freed more times than are kept', async () => {
+  const { a, b, ws, brand } = await twoInstances();
+  const posts: { id: number; slot: number }[] = [];
+  for (let i = 0; i < 10; i++) posts.push(await a.transaction((tx) => queuePost(tx, ws, brand)));
+  await nextWalk(a, ws, brand);
+  await b.transaction((tx) => tx.posts.remove(posts[7]!.id));
+  await b.transaction((tx) => tx.posts.remove(posts[3]!.id));
+  expect(await remembered(a, brand)).toBeUndefined();
+  expect(await nextWalk(a, ws, brand)).toEqual({ from: NOW + 1, slot: posts[3]!.slot });
+  // 300 scheduled posts deleted in one transaction: too many times to keep, so none is trusted.
+  const many = await b.transaction(async (tx) => {
+    const ids: number[] = [];
+    for (let i = 0; i < 300; i++) {
+      ids.push(
+        await tx.posts.insert(newPost(ws, { status: 'scheduled', dueAtMs: NOW + 400 * 86_400_000 + i })),
+      );
+    }
+    return ids;
+  });
+  expect((await nextWalk(a, ws, brand)).slot).toBe(posts[7]!.slot);
+  await b.transaction(async (tx) => {
+    for (const id of many) await tx.posts.remove(id);
+  });
+  expect(await remembered(a, brand)).toBeUndefined();
+  const last = await nextWalk(a, ws, brand);
+  expect(last.from).toBe(NOW + 1);
+  expect(last.slot).toBeGreaterThan(posts[9]!.slot);
 });
 
 it('does not remember what a rolled-back transaction walked', async () => {

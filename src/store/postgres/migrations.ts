@@ -200,6 +200,27 @@ const MIGRATIONS: readonly string[] = [
     WHEN (OLD.status IN ('queued', 'scheduled'))
     EXECUTE FUNCTION social_publisher_plan_freed();
   `,
+  // 3: the count grows once per transaction, not per post, and the brand keeps the times that
+  // transaction freed (up to 256; NULL past that): an instance whose remembered run is one change old
+  // checks them against its slots instead of walking the run again (service/queue-slot.ts).
+  `
+  ALTER TABLE brands ADD COLUMN plan_freed_by bigint;
+  ALTER TABLE brands ADD COLUMN plan_freed bigint[];
+  CREATE OR REPLACE FUNCTION social_publisher_plan_freed() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    UPDATE brands SET
+      plan_version = CASE WHEN plan_freed_by = txid_current() THEN plan_version ELSE plan_version + 1 END,
+      plan_freed = CASE
+        WHEN plan_freed_by IS DISTINCT FROM txid_current() THEN ARRAY[OLD.due_at_ms]
+        WHEN plan_freed IS NULL OR cardinality(plan_freed) >= 256 THEN NULL
+        ELSE plan_freed || OLD.due_at_ms
+      END,
+      plan_freed_by = txid_current()
+    WHERE id = OLD.brand_id;
+    RETURN NULL;
+  END
+  $$;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -53,8 +53,9 @@ const PLANNED = `brand_id = $1 AND due_at_ms >= $2 AND status IN ('queued', 'sch
 
 /**
  * The runs of held queue slots this instance walked, by brand, each with the brand's `plan_version` (a
- * count of the changes that could free a planned time, kept by triggers: migration 2) read before the
- * walk. A run is trusted only while the count is the same, whichever instance changed the plan.
+ * count of the transactions that could free a planned time, kept by triggers: migrations 2 and 3) read
+ * before the walk. A run is trusted while the count is the same, whichever instance changed the plan;
+ * one change later, with the times that change freed (`plan_freed`), for the caller to check.
  */
 export class QueueRunMemo {
   private readonly runs = new Map<number, { run: HeldQueueRun; version: number }>();
@@ -86,13 +87,17 @@ export class PostgresPostStore implements AsyncPostStore {
    */
   async heldQueueRun(brandId: number, schedule: string): Promise<HeldQueueRun | undefined> {
     if (!this.sql.inTransaction) return undefined;
-    const row = await this.sql.get('SELECT plan_version FROM brands WHERE id = $1', brandId);
+    const row = await this.sql.get('SELECT plan_version, plan_freed FROM brands WHERE id = $1', brandId);
     if (!row) return undefined;
     const version = Number(row.plan_version);
     this.versions.set(brandId, version);
     const remembered = this.pending.get(brandId) ?? this.memo.get(brandId);
-    return remembered?.version === version && remembered.run.schedule === schedule
-      ? remembered.run
+    if (remembered?.run.schedule !== schedule) return undefined;
+    if (remembered.version === version) return remembered.run;
+    // One change since (one transaction, whichever instance made it): the caller checks what it freed.
+    const freed = row.plan_freed;
+    return remembered.version + 1 === version && Array.isArray(freed)
+      ? { ...remembered.run, freedMs: freed.map(Number) }
       : undefined;
   }
 
