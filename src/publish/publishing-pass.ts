@@ -22,7 +22,7 @@ import type {
   PublishOutcome,
   Store,
 } from '../ports.js';
-import { settlePost, startPublishing } from '../service/publishing.js';
+import { type CollectionsRead, settlePost, startPublishing } from '../service/publishing.js';
 import type { ClaimLease } from './claim-lease.js';
 import { FollowUps } from './follow-ups.js';
 import { deliveryFailed, postSettled, postStarted, sendRecorded } from './publishing-events.js';
@@ -175,8 +175,9 @@ export class PublishingPass {
           async (tx) => {
             // Read again in the transaction: another flow or process may have started, cancelled or
             // moved them since; what it started is no longer due, and the next due posts take their place.
+            const collections: CollectionsRead = new Map();
             for (const current of await tx.posts.due(nowMs, this.batchSize, brandId)) {
-              const start = await startPublishing(tx, current, nowMs);
+              const start = await startPublishing(tx, current, nowMs, collections);
               started++;
               if (!this.events) continue;
               events.push(...postStarted(current, start.deliveries));

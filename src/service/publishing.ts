@@ -5,7 +5,7 @@
  */
 import { planDelivery } from '../domain/platform-rules.js';
 import type { PostStatus } from '../domain/post-schemas.js';
-import type { NewDelivery, PostRecord, Store } from '../ports.js';
+import type { CollectionRecord, NewDelivery, PostRecord, Store } from '../ports.js';
 
 /** What starting a post did: the deliveries planned, and the post's status if none was left to send. */
 export interface PublishingStart {
@@ -13,13 +13,26 @@ export interface PublishingStart {
   settled: PostStatus | undefined;
 }
 
-/** Creates the deliveries of a post that is due and marks it publishing. Runs inside a transaction (`store` is its `tx`). */
+/** Collections read by earlier starts in the same transaction, by brand and id (a batch of due posts). */
+export type CollectionsRead = Map<string, Promise<CollectionRecord | undefined>>;
+
+/**
+ * Creates the deliveries of a post that is due and marks it publishing. Runs inside a transaction
+ * (`store` is its `tx`); `collections`, shared by the starts of one transaction, reads each collection once.
+ */
 export async function startPublishing(
   store: Store,
   post: PostRecord,
   nowMs: number,
+  collections: CollectionsRead = new Map(),
 ): Promise<PublishingStart> {
-  const collection = await store.findCollection(post.brandId, post.collectionId);
+  const key = `${post.brandId} ${post.collectionId}`;
+  let read = collections.get(key);
+  if (!read) {
+    read = store.findCollection(post.brandId, post.collectionId);
+    collections.set(key, read);
+  }
+  const collection = await read;
   const mediaIds = (post.payload.media ?? []).flatMap((element) => (element.id ? [element.id] : []));
   const media = await store.findMedia(post.brandId, mediaIds);
   const mediaTypes = new Map(media.map((record) => [record.id, record.type]));
@@ -44,6 +57,8 @@ export async function startPublishing(
   });
   await store.deliveries.insertMany(deliveries);
   await store.posts.setStatus(post.id, 'publishing', nowMs);
+  // A delivery left to send: the post cannot be settled yet (its last send settles it).
+  if (deliveries.some((delivery) => delivery.status === 'pending')) return { deliveries, settled: undefined };
   return { deliveries, settled: await settlePost(store, post.id, nowMs) };
 }
 

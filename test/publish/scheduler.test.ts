@@ -82,6 +82,32 @@ describe('scheduler', () => {
     expect(outbox()).toHaveLength(11);
   });
 
+  it('starts posts of one brand in different collections, due together, each to its own channels', async () => {
+    const everywhere = await create({ publishMode: 'SCHEDULE', scheduledAt: '2026-11-21 08:30:00' });
+    const conversation = await create({
+      publishMode: 'SCHEDULE',
+      scheduledAt: '2026-11-21 08:30:00',
+      collectionId: CONVERSATION,
+    });
+    const again = await create({
+      publishMode: 'SCHEDULE',
+      scheduledAt: '2026-11-21 08:30:00',
+      caption: 'Again',
+    });
+    rt.clock.set(Date.parse('2026-11-21T13:30:00Z'));
+    expect(await scheduler.runOnce()).toMatchObject({ started: 3 });
+    const channelsOf = async (id: number) =>
+      (await post(id)).deliveries.map((delivery) => delivery.channelId).sort((a, b) => a - b);
+    const collectionChannels = async (collectionId: number) =>
+      ((await rt.runtime.store.findCollection(1, collectionId))?.channels ?? [])
+        .map((channel) => channel.id)
+        .sort((a, b) => a - b);
+    expect(await channelsOf(everywhere)).toEqual(await collectionChannels(EVERYWHERE));
+    expect(await channelsOf(again)).toEqual(await collectionChannels(EVERYWHERE));
+    expect(await channelsOf(conversation)).toEqual(await collectionChannels(CONVERSATION));
+    expect((await post(conversation)).deliveries).toHaveLength(6);
+  });
+
   it('records exactly what each platform receives', async () => {
     await create({
       publishMode: 'IMMEDIATE',
