@@ -325,6 +325,12 @@ export interface Store {
    * catches the error.
    */
   transaction<T>(work: (tx: Store) => Promise<T>, target?: TransactionTarget): Promise<T>;
+  /**
+   * As `transaction`, unless another transaction holds the target's brand right now (another process
+   * starting its due posts): then `work` does not run, and the answer is false, at once rather than after
+   * a wait. A store whose transactions run one at a time (SQLite) always runs it.
+   */
+  tryTransaction(work: (tx: Store) => Promise<void>, target: TransactionTarget): Promise<boolean>;
   close(): Promise<void>;
   /** Answers a trivial query: the store can be reached and used now (a health check). */
   ping(): Promise<void>;

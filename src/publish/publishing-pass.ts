@@ -33,6 +33,8 @@ export interface TickSummary {
   sent: number;
   failed: number;
   comments: number;
+  /** Brands with due posts left to another process that was starting them. */
+  leftToOthers: number;
 }
 
 /** Which connector sends to a channel: its connection's, or the default publisher. */
@@ -112,9 +114,11 @@ export class PublishingPass {
 
   async run(): Promise<TickSummary> {
     this.halted = false;
-    const summary: TickSummary = { started: 0, sent: 0, failed: 0, comments: 0 };
+    const summary: TickSummary = { started: 0, sent: 0, failed: 0, comments: 0, leftToOthers: 0 };
     await this.takeOverExpired();
-    summary.started = await this.startDuePosts();
+    const starts = await this.startDuePosts();
+    summary.started = starts.started;
+    summary.leftToOthers = starts.leftToOthers;
     const outcomes = await this.sendPending();
     summary.sent = outcomes.sent;
     summary.failed = outcomes.failed;
@@ -160,18 +164,21 @@ export class PublishingPass {
   /**
    * Starts the due posts, a batch at a time, in one transaction per brand of the batch: on the brand, so
    * that schedulers of other processes start that brand's posts one at a time with this one (and with
-   * changes to its posts), and those of other brands side by side.
+   * changes to its posts), and those of other brands side by side. A brand another process is starting
+   * right now is left to it rather than waited for: this pass goes on with the other brands, and sends.
    */
-  private async startDuePosts(): Promise<number> {
+  private async startDuePosts(): Promise<{ started: number; leftToOthers: number }> {
     const { store } = this;
     let started = 0;
+    const leftToOthers = new Set<number>();
     for (;;) {
       const nowMs = this.clock.now();
       const due = await store.posts.due(nowMs, this.batchSize);
-      if (due.length === 0) return started;
-      for (const brandId of new Set(due.map((post) => post.brandId))) {
+      const brands = [...new Set(due.map((post) => post.brandId))].filter((id) => !leftToOthers.has(id));
+      if (brands.length === 0) return { started, leftToOthers: leftToOthers.size };
+      for (const brandId of brands) {
         const events: PublishingEvent[] = [];
-        await store.transaction(
+        const ran = await store.tryTransaction(
           async (tx) => {
             // Read again in the transaction: another flow or process may have started, cancelled or
             // moved them since; what it started is no longer due, and the next due posts take their place.
@@ -186,10 +193,11 @@ export class PublishingPass {
           },
           { brandId },
         );
+        if (!ran) leftToOthers.add(brandId);
         // Told once committed: a rolled-back start did not happen.
         for (const event of events) this.tell(event);
       }
-      if (due.length < this.batchSize) return started;
+      if (due.length < this.batchSize) return { started, leftToOthers: leftToOthers.size };
     }
   }
 

@@ -34,6 +34,9 @@ export interface SchedulerOptions {
   leaseMs?: number;
 }
 
+/** The pause after a tick that left due posts to another process starting them. */
+const LEFT_TO_OTHERS_PAUSE_MS = 20;
+
 /** The default lease on a claim: a stopped process's deliveries are taken over this long after it stopped. */
 export const DEFAULT_LEASE_MS = 30_000;
 
@@ -181,8 +184,9 @@ export class Scheduler {
    * meanwhile is taken into account rather than overtaken by a plan read before it.
    */
   private async tickThenSleep(): Promise<void> {
+    let leftToOthers = 0;
     try {
-      await this.runOnce();
+      leftToOthers = (await this.runOnce()).leftToOthers;
       this.tickSucceeded();
     } catch (error) {
       this.tickFailed(error);
@@ -197,6 +201,9 @@ export class Scheduler {
       // A store that cannot be read now (busy, closing) is tried again on the longest sleep.
       this.log(`planning the next publishing tick failed: ${(error as Error).stack ?? String(error)}`);
     }
+    // Posts another process is starting stay due: look again shortly, for the deliveries it creates,
+    // rather than at once over and over.
+    if (leftToOthers > 0) delayMs = Math.max(delayMs, Math.min(this.maxSleepMs, LEFT_TO_OTHERS_PAUSE_MS));
     // After a failed tick, whatever is due waits a pause that doubles up to the longest sleep.
     if (this.failedTicks > 0) {
       delayMs = Math.max(delayMs, Math.min(this.maxSleepMs, 1000 * 2 ** (this.failedTicks - 1)));

@@ -100,6 +100,40 @@ it('runs transactions on one brand, on a brand and its post, or without a target
   expect(await overlap(on(a, { brandId: ws.otherBrandId }), on(b))).toBe(false);
 });
 
+it('tries a brand another transaction holds without waiting: the work does not run, and it says so', async () => {
+  const { a, b, ws } = await twoInstances();
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let holding!: () => void;
+  const holds = new Promise<void>((resolve) => {
+    holding = resolve;
+  });
+  const holder = a.transaction(
+    async () => {
+      holding();
+      await held;
+    },
+    { brandId: ws.brandId },
+  );
+  await holds;
+  let ran = 0;
+  const started = performance.now();
+  expect(await b.tryTransaction(async () => void ran++, { brandId: ws.brandId })).toBe(false);
+  expect(performance.now() - started).toBeLessThan(1_000);
+  expect(ran).toBe(0);
+  // Another brand is free; and once the holder commits, so is this one.
+  expect(await b.tryTransaction(async () => void ran++, { brandId: ws.otherBrandId })).toBe(true);
+  release();
+  await holder;
+  expect(
+    await b.tryTransaction(async (tx) => void (await tx.posts.insert(newPost(ws))), { brandId: ws.brandId }),
+  ).toBe(true);
+  expect(ran).toBe(1);
+  expect(await a.posts.count(ws.brandId, { order: 'newest' })).toBe(1);
+});
+
 for (const target of ['none', 'brand'] as const) {
   const targetOf = (ws: Workspace) => (target === 'brand' ? { brandId: ws.brandId } : undefined);
 

@@ -32,15 +32,19 @@ function key(namespace: number, id: number): string {
 
 /**
  * The statements that take a transaction's locks, in one order for every transaction (the write lock,
- * then the brand's), so that two transactions never wait for each other in a cycle. Plain integers
- * only: they run in a simple query, beside BEGIN, in one round trip.
+ * then the brand's), so that two transactions never wait for each other in a cycle; `ifFree`, the
+ * brand's only if it is free now. Plain integers only: they run in a simple query, beside BEGIN, in one
+ * round trip.
  */
-export function lockStatements(target: TransactionTarget | undefined): string[] {
+export function lockStatements(target: TransactionTarget | undefined, ifFree = false): string[] {
   if (!target) return [`SELECT pg_advisory_xact_lock(${LOCK_NAMESPACE}, ${WRITE_LOCK})`];
   const brand = key(BRAND_NAMESPACE, target.brandId);
-  const mode = target.postId === undefined ? 'pg_advisory_xact_lock' : 'pg_advisory_xact_lock_shared';
+  const shared = target.postId === undefined ? '' : '_shared';
   return [
     `SELECT pg_advisory_xact_lock_shared(${LOCK_NAMESPACE}, ${WRITE_LOCK})`,
-    `SELECT ${mode}(${brand})`,
+    // `ifFree`: the last statement answers whether the brand's lock was taken (`locked`).
+    ifFree
+      ? `SELECT pg_try_advisory_xact_lock${shared}(${brand}) AS locked`
+      : `SELECT pg_advisory_xact_lock${shared}(${brand})`,
   ];
 }

@@ -28,7 +28,8 @@ export type AsyncSandboxOutbox = Async<SandboxOutbox>;
 
 type SubStores = 'posts' | 'deliveries' | 'sandbox' | 'connections' | 'apiKeys';
 
-export interface AsyncStore extends Omit<Async<Store>, SubStores | 'transaction' | 'close'> {
+export interface AsyncStore
+  extends Omit<Async<Store>, SubStores | 'transaction' | 'tryTransaction' | 'close'> {
   readonly posts: AsyncPostStore;
   readonly deliveries: AsyncDeliveryStore;
   readonly sandbox: AsyncSandboxOutbox;
@@ -40,5 +41,6 @@ export interface AsyncStore extends Omit<Async<Store>, SubStores | 'transaction'
    * `tx.transaction(...)` nests as a savepoint.
    */
   transaction<T>(work: (tx: AsyncStore) => Promise<T>, target?: TransactionTarget): Promise<T>;
+  tryTransaction(work: (tx: AsyncStore) => Promise<void>, target: TransactionTarget): Promise<boolean>;
   close(): Promise<void>;
 }

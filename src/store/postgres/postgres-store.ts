@@ -98,6 +98,18 @@ export class PostgresStore implements AsyncStore {
     return result;
   }
 
+  async tryTransaction(work: (tx: AsyncStore) => Promise<void>, target: TransactionTarget): Promise<boolean> {
+    // Inside a transaction, a savepoint under the outer one's locks: nothing to wait for.
+    if (this.sql.inTransaction) return this.transaction(work, target).then(() => true);
+    let tx: PostgresStore | undefined;
+    const ran = await this.sql.tryTransaction((sql) => {
+      tx = new PostgresStore(sql, this.shared);
+      return work(tx);
+    }, target);
+    tx?.posts.committed();
+    return ran;
+  }
+
   /** The signals between the instances on this database: LISTEN/NOTIFY (signals.ts). */
   signals(log: (message: string) => void): PostgresSignals {
     return new PostgresSignals({ url: this.shared.url, pool: this.shared.pool, log });

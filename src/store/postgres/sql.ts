@@ -41,6 +41,11 @@ export interface Sql {
    * outer transaction's locks: when `work` throws, only its own writes are undone.
    */
   transaction<T>(work: (sql: Sql) => Promise<T>, target?: TransactionTarget): Promise<T>;
+  /**
+   * As `transaction` (outside one), unless another transaction holds the target's brand: then `work`
+   * does not run, and the answer is false at once.
+   */
+  tryTransaction(work: (sql: Sql) => Promise<void>, target: TransactionTarget): Promise<boolean>;
   /** Runs `work` in the transaction under way, else in one of its own: for a write of several statements. */
   atomic<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
   /**
@@ -133,6 +138,7 @@ abstract class Statements implements Sql {
   abstract readonly inTransaction: boolean;
   protected abstract query(text: string, params: unknown[]): Promise<QueryResult<Row>>;
   abstract transaction<T>(work: (sql: Sql) => Promise<T>, target?: TransactionTarget): Promise<T>;
+  abstract tryTransaction(work: (sql: Sql) => Promise<void>, target: TransactionTarget): Promise<boolean>;
   abstract atomic<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
 
   async all(text: string, ...params: SqlParam[]): Promise<Row[]> {
@@ -200,15 +206,30 @@ export class PoolSql extends Statements {
   }
 
   async transaction<T>(work: (sql: Sql) => Promise<T>, target?: TransactionTarget): Promise<T> {
+    return (await this.run(work, target, false)).result as T;
+  }
+
+  async tryTransaction(work: (sql: Sql) => Promise<void>, target: TransactionTarget): Promise<boolean> {
+    return (await this.run(work, target, true)).ran;
+  }
+
+  private async run<T>(
+    work: (sql: Sql) => Promise<T>,
+    target: TransactionTarget | undefined,
+    ifFree: boolean,
+  ): Promise<{ ran: boolean; result?: T }> {
     const client = await checkOut(this.pool);
     const tx = new TransactionSql(client);
     // A connection whose ROLLBACK failed is in an unknown state: the pool must not hand it out again.
     let broken: Error | undefined;
     try {
-      await tx.begin(target);
+      if (!(await tx.begin(target, ifFree))) {
+        broken = await tx.rollBack();
+        return { ran: false };
+      }
       const result = await work(tx);
       await tx.commit();
-      return result;
+      return { ran: true, result };
     } catch (error) {
       broken = await tx.rollBack();
       throw error;
@@ -268,9 +289,15 @@ class TransactionSql extends Statements {
     return this.client.query<Row>(statement(text, params));
   }
 
-  /** BEGIN and the target's locks in one round trip (no parameters: a simple query may hold several). */
-  async begin(target: TransactionTarget | undefined): Promise<void> {
-    await this.control(['BEGIN', ...lockStatements(target)].join('; '));
+  /**
+   * BEGIN and the target's locks in one round trip (no parameters: a simple query may hold several);
+   * `ifFree`: the brand's lock only if no one holds it. Whether the locks were taken.
+   */
+  async begin(target: TransactionTarget | undefined, ifFree = false): Promise<boolean> {
+    const results = (await this.control(['BEGIN', ...lockStatements(target, ifFree)].join('; '))) as
+      | QueryResult<Row>
+      | QueryResult<Row>[];
+    return !ifFree || lastRows(results)[0]?.locked === true;
   }
 
   async commit(): Promise<void> {
@@ -307,6 +334,12 @@ class TransactionSql extends Statements {
   /** No statement may run on the connection from now on: it goes back to the pool. */
   end(): void {
     this.over = true;
+  }
+
+  /** A savepoint, under the outer transaction's locks: there is nothing to wait for. */
+  async tryTransaction(work: (sql: Sql) => Promise<void>, target: TransactionTarget): Promise<boolean> {
+    await this.transaction(work, target);
+    return true;
   }
 
   async transaction<T>(work: (sql: Sql) => Promise<T>, _target?: TransactionTarget): Promise<T> {

@@ -105,6 +105,12 @@ export class SqliteStore implements Store {
     return this.scope.transaction((inner) => work(new SqliteStore(this.connection, inner)));
   }
 
+  /** One connection, one transaction at a time: the brand is never held by another one. */
+  async tryTransaction(work: (tx: Store) => Promise<void>, target: TransactionTarget): Promise<boolean> {
+    await this.transaction(work, target);
+    return true;
+  }
+
   /** Closes the connection once the transactions under way have ended. */
   async close(): Promise<void> {
     if (this.scope !== this.connection.scope) {
