@@ -87,6 +87,8 @@ export async function startPublishingEngine(options: {
     log: options.log,
     events: options.events,
     leaseMs: options.claimLeaseMs,
+    // Deliveries this process created: the other processes' idle workers may send them at once.
+    onStarted: () => void options.planSignal?.announce(),
   });
   scheduler.start();
   const stopListening = options.planSignal?.listen(() => scheduler.wake());

@@ -22,10 +22,11 @@ import type {
   PublishOutcome,
   Store,
 } from '../ports.js';
-import { type CollectionsRead, settlePost, startPublishing } from '../service/publishing.js';
+import { settlePost } from '../service/publishing.js';
 import type { ClaimLease } from './claim-lease.js';
+import { startDuePosts } from './due-posts.js';
 import { FollowUps } from './follow-ups.js';
-import { deliveryFailed, postSettled, postStarted, sendRecorded } from './publishing-events.js';
+import { deliveryFailed, postSettled, sendRecorded } from './publishing-events.js';
 import { decideAfterFailure, type FailureDecision, recordChannelFailure } from './retry-policy.js';
 
 export interface TickSummary {
@@ -53,6 +54,8 @@ export interface PublishingPassOptions {
   events: PublishingEventSink | undefined;
   batchSize: number;
   concurrency: number;
+  /** Told when due posts were started (their deliveries are pending now): other processes may send them. */
+  onStarted?: () => void;
 }
 
 /** What `sendOne` answers for a delivery it handed back instead of sending (the pass was halted). */
@@ -73,6 +76,7 @@ export class PublishingPass {
   private readonly batchSize: number;
   private readonly concurrency: number;
   private readonly followUps: FollowUps;
+  private readonly onStarted: (() => void) | undefined;
   /** Set by `halt()`: the pass under way finishes what it is sending and claims nothing more. */
   private halted = false;
   /** While deliveries are being sent: starts one more worker, if fewer than `concurrency` run. */
@@ -87,6 +91,7 @@ export class PublishingPass {
     this.events = options.events;
     this.batchSize = options.batchSize;
     this.concurrency = options.concurrency;
+    this.onStarted = options.onStarted;
     this.followUps = new FollowUps({
       ...options,
       crashed: (...args) => this.crashed(...args),
@@ -116,7 +121,13 @@ export class PublishingPass {
     this.halted = false;
     const summary: TickSummary = { started: 0, sent: 0, failed: 0, comments: 0, leftToOthers: 0 };
     await this.takeOverExpired();
-    const starts = await this.startDuePosts();
+    const starts = await startDuePosts({
+      store: this.store,
+      nowMs: () => this.clock.now(),
+      batchSize: this.batchSize,
+      tell: this.events && ((event) => this.tell(event)),
+      onStarted: this.onStarted,
+    });
     summary.started = starts.started;
     summary.leftToOthers = starts.leftToOthers;
     const outcomes = await this.sendPending();
@@ -158,46 +169,6 @@ export class PublishingPass {
       if (await this.connectors.idempotent(delivery.channelId))
         await store.deliveries.releaseExpiredComment(delivery.id, nowMs);
       else await store.deliveries.failExpiredComment(delivery.id, COMMENT_IN_DOUBT_REASON, nowMs);
-    }
-  }
-
-  /**
-   * Starts the due posts, a batch at a time, in one transaction per brand of the batch: on the brand, so
-   * that schedulers of other processes start that brand's posts one at a time with this one (and with
-   * changes to its posts), and those of other brands side by side. A brand another process is starting
-   * right now is left to it rather than waited for: this pass goes on with the other brands, and sends.
-   */
-  private async startDuePosts(): Promise<{ started: number; leftToOthers: number }> {
-    const { store } = this;
-    let started = 0;
-    const leftToOthers = new Set<number>();
-    for (;;) {
-      const nowMs = this.clock.now();
-      const due = await store.posts.due(nowMs, this.batchSize);
-      const brands = [...new Set(due.map((post) => post.brandId))].filter((id) => !leftToOthers.has(id));
-      if (brands.length === 0) return { started, leftToOthers: leftToOthers.size };
-      for (const brandId of brands) {
-        const events: PublishingEvent[] = [];
-        const ran = await store.tryTransaction(
-          async (tx) => {
-            // Read again in the transaction: another flow or process may have started, cancelled or
-            // moved them since; what it started is no longer due, and the next due posts take their place.
-            const collections: CollectionsRead = new Map();
-            for (const current of await tx.posts.due(nowMs, this.batchSize, brandId)) {
-              const start = await startPublishing(tx, current, nowMs, collections);
-              started++;
-              if (!this.events) continue;
-              events.push(...postStarted(current, start.deliveries));
-              if (start.settled) events.push(postSettled(current, start.settled));
-            }
-          },
-          { brandId },
-        );
-        if (!ran) leftToOthers.add(brandId);
-        // Told once committed: a rolled-back start did not happen.
-        for (const event of events) this.tell(event);
-      }
-      if (due.length < this.batchSize) return { started, leftToOthers: leftToOthers.size };
     }
   }
 

@@ -32,10 +32,15 @@ export interface SchedulerOptions {
    * how long a stopped process's claims wait before another process takes them over. Default 30 s.
    */
   leaseMs?: number;
+  /** Told when a pass started due posts: their deliveries are pending, for any process to send. */
+  onStarted?: () => void;
 }
 
-/** The pause after a tick that left due posts to another process starting them. */
-const LEFT_TO_OTHERS_PAUSE_MS = 20;
+/**
+ * The pause after a tick that left due posts to another process starting them. That process announces
+ * what it started (engine.ts), which wakes this one earlier; the pause covers its stopping midway.
+ */
+const LEFT_TO_OTHERS_PAUSE_MS = 250;
 
 /** The default lease on a claim: a stopped process's deliveries are taken over this long after it stopped. */
 export const DEFAULT_LEASE_MS = 30_000;
@@ -83,6 +88,7 @@ export class Scheduler {
       events: options.events,
       batchSize: options.batchSize ?? 200,
       concurrency: options.concurrency ?? 8,
+      onStarted: options.onStarted,
     });
   }
 
@@ -201,8 +207,8 @@ export class Scheduler {
       // A store that cannot be read now (busy, closing) is tried again on the longest sleep.
       this.log(`planning the next publishing tick failed: ${(error as Error).stack ?? String(error)}`);
     }
-    // Posts another process is starting stay due: look again shortly, for the deliveries it creates,
-    // rather than at once over and over.
+    // Posts another process is starting stay due: look again shortly rather than at once over and over
+    // (woken sooner when it announces the deliveries it created).
     if (leftToOthers > 0) delayMs = Math.max(delayMs, Math.min(this.maxSleepMs, LEFT_TO_OTHERS_PAUSE_MS));
     // After a failed tick, whatever is due waits a pause that doubles up to the longest sleep.
     if (this.failedTicks > 0) {

@@ -9,7 +9,7 @@ import pg from 'pg';
 import { expect, it } from 'vitest';
 import { type PublishingEvent, systemClock } from '../../src/ports.js';
 import { startPublishingEngine } from '../../src/publish/engine.js';
-import { EVENT_CHANNEL, LISTENER_NAME } from '../../src/store/postgres/signals.js';
+import { EVENT_CHANNEL, LISTENER_NAME, PLAN_CHANNEL } from '../../src/store/postgres/signals.js';
 import { SecretBox } from '../../src/store/secret-box.js';
 import { makeTempDir } from '../support/local.js';
 import { usePostgres } from './postgres-databases.js';
@@ -202,5 +202,44 @@ it("publishes a post another instance planned at once, not at the engine's next 
     await engine.stop();
     await signalA.close();
     await signalB.close();
+  }
+});
+
+it('announces the deliveries its engine created by starting due posts, for the other instances to send', async () => {
+  const url = await postgres.database();
+  const a = await postgres.open(url, { poolSize: 4 });
+  const ws = await seedWorkspace(a);
+  const signalA = a.signals(() => undefined);
+  const raw = new pg.Client({ connectionString: url });
+  await raw.connect();
+  const announced: string[] = [];
+  raw.on('notification', (message) => {
+    if (message.channel === PLAN_CHANNEL) announced.push(message.payload ?? '');
+  });
+  await raw.query(`LISTEN ${PLAN_CHANNEL}`);
+  // One announcement when the engine starts the post (its three deliveries pending), none before.
+  const engine = await startPublishingEngine({
+    store: a,
+    clock: systemClock,
+    publisher: { kind: 'sandbox' },
+    secrets: new SecretBox({ dataDir: makeTempDir('spm-signal-') }, () => undefined),
+    version: 'test',
+    log: () => undefined,
+    planSignal: signalA,
+  });
+  try {
+    await waitFor(() => signalA.listening);
+    await sleep(200);
+    expect(announced).toEqual([]);
+    const postId = await a.posts.insert(
+      newPost(ws, { payload: { publishMode: 'SCHEDULE', caption: 'Now' }, dueAtMs: Date.now() }),
+    );
+    engine.scheduler.wake();
+    await waitFor(async () => (await a.posts.get(postId))?.status === 'published');
+    expect(announced).toEqual([signalA.instanceId]);
+  } finally {
+    await engine.stop();
+    await raw.end();
+    await signalA.close();
   }
 });

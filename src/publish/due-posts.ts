@@ -1,0 +1,59 @@
+/**
+ * The first step of a publishing pass: due posts start publishing (one delivery per channel), a batch at
+ * a time, in one transaction per brand of the batch: on the brand, so that schedulers of other processes
+ * start that brand's posts one at a time with this one (and with changes to its posts), and those of
+ * other brands side by side. A brand another process is starting right now is left to it rather than
+ * waited for: the pass goes on with the other brands, and sends.
+ */
+import type { PublishingEvent, Store } from '../ports.js';
+import { type CollectionsRead, startPublishing } from '../service/publishing.js';
+import { postSettled, postStarted } from './publishing-events.js';
+
+export interface DuePostsOptions {
+  store: Store;
+  nowMs: () => number;
+  batchSize: number;
+  /** Told what happened to each post once its start is committed; none: no events are made. */
+  tell: ((event: PublishingEvent) => void) | undefined;
+  /** Told after each committed transaction that started posts. */
+  onStarted: (() => void) | undefined;
+}
+
+/** How many posts were started, and how many brands were left to another process starting them. */
+export async function startDuePosts(
+  options: DuePostsOptions,
+): Promise<{ started: number; leftToOthers: number }> {
+  const { store, batchSize, tell } = options;
+  let started = 0;
+  const leftToOthers = new Set<number>();
+  for (;;) {
+    const nowMs = options.nowMs();
+    const due = await store.posts.due(nowMs, batchSize);
+    const brands = [...new Set(due.map((post) => post.brandId))].filter((id) => !leftToOthers.has(id));
+    if (brands.length === 0) return { started, leftToOthers: leftToOthers.size };
+    for (const brandId of brands) {
+      const events: PublishingEvent[] = [];
+      const startedBefore = started;
+      const ran = await store.tryTransaction(
+        async (tx) => {
+          // Read again in the transaction: another flow or process may have started, cancelled or moved
+          // them since; what it started is no longer due, and the next due posts take their place.
+          const collections: CollectionsRead = new Map();
+          for (const current of await tx.posts.due(nowMs, batchSize, brandId)) {
+            const start = await startPublishing(tx, current, nowMs, collections);
+            started++;
+            if (!tell) continue;
+            events.push(...postStarted(current, start.deliveries));
+            if (start.settled) events.push(postSettled(current, start.settled));
+          }
+        },
+        { brandId },
+      );
+      if (!ran) leftToOthers.add(brandId);
+      // Told once committed: a rolled-back start did not happen.
+      if (ran && started > startedBefore) options.onStarted?.();
+      for (const event of events) tell?.(event);
+    }
+    if (due.length < batchSize) return { started, leftToOthers: leftToOthers.size };
+  }
+}
