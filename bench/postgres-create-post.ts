@@ -147,12 +147,15 @@ export async function postgresCreatePostLatency(
     }
     const scans = plans.filter((p) => /Seq Scan on posts/.test(p.plan));
     const slotLookup = plans.find((p) => p.sql.startsWith('SELECT DISTINCT due_at_ms FROM posts'));
-    const slotIndexed = /Index Only Scan using posts_planned_by_brand/.test(slotLookup?.plan ?? '');
+    // The values last sent: since queue runs are remembered, a walk starts at the run's end, past every
+    // planned time, where PostgreSQL may estimate one row and take the planned posts' due-time index
+    // rather than the brand's; either is an index range (product.md: "uses an index (no scan)").
+    const slotIndexed = /Index (Only )?Scan using posts_(planned_by_brand|due) on posts/.test(slotLookup?.plan ?? '');
     figures.push({
       name: `PostgreSQL: statements scanning posts, create_post and the scheduler's reads (${sizes.at(-1)!.toLocaleString('en-US')} stored)`,
       value: scans.length,
       unit: `of ${plans.length}`,
-      bar: 'no Seq Scan on posts; queue-slot lookup index-only',
+      bar: 'no Seq Scan on posts; queue-slot lookup an index range',
       pass: plans.length > 0 && scans.length === 0 && slotIndexed,
       details: { slotLookup, scans, plans },
     });
