@@ -8,16 +8,12 @@
 import { expect, it } from 'vitest';
 import type { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { usePostgres } from './postgres-databases.js';
-import { NOW, seedWorkspace, type Workspace } from './store-fixture.js';
+import { NOW } from './store-fixture.js';
+import { twoInstances as twoStores } from './two-instances.js';
 
 const postgres = usePostgres();
 
-async function twoInstances(): Promise<{ a: PostgresStore; b: PostgresStore; ws: Workspace }> {
-  const url = await postgres.database();
-  const a = await postgres.open(url);
-  const b = await postgres.open(url);
-  return { a, b, ws: await seedWorkspace(a) };
-}
+const twoInstances = () => twoStores(postgres);
 
 const lastPublished = async (store: PostgresStore, channelId: number) =>
   (await store.connections.activity(channelId)).lastPublishedAtMs;

@@ -12,22 +12,14 @@ import { nextFreeQueueSlot, scheduleOf } from '../../src/service/queue-slot.js';
 import type { AsyncStore } from '../../src/store/postgres/async-port.js';
 import type { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { usePostgres } from './postgres-databases.js';
-import { NOW, newPost, seedWorkspace, type Workspace } from './store-fixture.js';
+import { NOW, newPost, type Workspace } from './store-fixture.js';
+import { twoInstances as twoStores } from './two-instances.js';
 
 const postgres = usePostgres();
 
-async function twoInstances(): Promise<{
-  a: PostgresStore;
-  b: PostgresStore;
-  ws: Workspace;
-  brand: BrandRecord;
-}> {
-  const url = await postgres.database();
-  const a = await postgres.open(url);
-  const b = await postgres.open(url);
-  const ws = await seedWorkspace(a);
-  const brand = (await a.findBrand(ws.brandId))!;
-  return { a, b, ws, brand };
+async function twoInstances() {
+  const { a, b, ws } = await twoStores(postgres);
+  return { a, b, ws, brand: (await a.findBrand(ws.brandId))! };
 }
 
 /** Takes the brand's next free queue slot with a QUEUE post, as create_post does; the post's id and slot. */

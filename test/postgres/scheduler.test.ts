@@ -10,6 +10,7 @@ import { SandboxPublisher } from '../../src/publish/sandbox-publisher.js';
 import { Scheduler } from '../../src/publish/scheduler.js';
 import { usePostgres } from './postgres-databases.js';
 import { MINUTE, NOW, newPost, seedWorkspace } from './store-fixture.js';
+import { holdBrand } from './two-instances.js';
 
 const postgres = usePostgres();
 
@@ -92,30 +93,14 @@ it('leaves the due posts of a brand another instance is starting to it, and send
   const clock: Clock = { now: () => NOW };
   const scheduler = new Scheduler({ store: b, clock, publisher: new SandboxPublisher(b.sandbox, clock) });
   // Another instance holds the first brand (starting its posts, as far as this one can tell).
-  let release!: () => void;
-  const held = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  let holding!: () => void;
-  const holds = new Promise<void>((resolve) => {
-    holding = resolve;
-  });
-  const holder = a.transaction(
-    async () => {
-      holding();
-      await held;
-    },
-    { brandId: ws.brandId },
-  );
-  await holds;
+  const holder = await holdBrand(a, ws.brandId);
   try {
     const summary = await scheduler.runOnce();
     expect(summary).toMatchObject({ started: 1, leftToOthers: 1 });
     expect((await b.posts.get(heldPost))?.status).toBe('scheduled');
     expect((await b.posts.get(otherPost))?.status).toBe('published');
   } finally {
-    release();
-    await holder;
+    await holder.release();
   }
   expect(await scheduler.runOnce()).toMatchObject({ started: 1, leftToOthers: 0 });
   expect((await b.posts.get(heldPost))?.status).toBe('published');

@@ -9,7 +9,13 @@ import pg from 'pg';
 import { expect, it } from 'vitest';
 import { type PublishingEvent, systemClock } from '../../src/ports.js';
 import { startPublishingEngine } from '../../src/publish/engine.js';
-import { EVENT_CHANNEL, LISTENER_NAME, PLAN_CHANNEL } from '../../src/store/postgres/signals.js';
+import type { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import {
+  EVENT_CHANNEL,
+  LISTENER_NAME,
+  PLAN_CHANNEL,
+  type PostgresSignals,
+} from '../../src/store/postgres/signals.js';
 import { SecretBox } from '../../src/store/secret-box.js';
 import { makeTempDir } from '../support/local.js';
 import { usePostgres } from './postgres-databases.js';
@@ -26,6 +32,21 @@ async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 
     await sleep(5);
   }
   return performance.now() - started;
+}
+
+/** A listener of the test's own on `channel`: the payloads of the notifications, as they come. */
+async function listenRaw(
+  url: string,
+  channel: string,
+): Promise<{ payloads: string[]; end(): Promise<void> }> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const payloads: string[] = [];
+  client.on('notification', (message) => {
+    if (message.channel === channel) payloads.push(message.payload ?? '');
+  });
+  await client.query(`LISTEN ${channel}`);
+  return { payloads, end: () => client.end() };
 }
 
 it('wakes the other instances, not the one that announced', async () => {
@@ -55,12 +76,24 @@ it('wakes the other instances, not the one that announced', async () => {
   }
 });
 
-it("passes an instance's publishing events to the others' listeners, not back to its own", async () => {
+/** Two instances' signals on one database, where `b` relays and `a` hears; closed after `test`. */
+async function withTwoSignals(
+  test: (pair: { url: string; signalA: PostgresSignals; signalB: PostgresSignals }) => Promise<void>,
+): Promise<void> {
   const url = await postgres.database();
   const [a, b] = [await postgres.open(url), await postgres.open(url)];
   const signalA = a.signals(() => undefined);
   const signalB = b.signals(() => undefined);
   try {
+    await test({ url, signalA, signalB });
+  } finally {
+    await signalA.close();
+    await signalB.close();
+  }
+}
+
+it("passes an instance's publishing events to the others' listeners, not back to its own", () =>
+  withTwoSignals(async ({ signalA, signalB }) => {
     const heardA: PublishingEvent[] = [];
     const heardB: PublishingEvent[] = [];
     signalA.hear((event) => heardA.push(event));
@@ -75,68 +108,45 @@ it("passes an instance's publishing events to the others' listeners, not back to
     expect(heardA[1]!.message).toBe(`${'x'.repeat(2_000)}…`);
     await sleep(100);
     expect(heardB).toEqual([]);
-  } finally {
-    await signalA.close();
-    await signalB.close();
-  }
-});
+  }));
 
-it('relays a burst of events in a few notifications, in order, none over PostgreSQL’s 8000 bytes', async () => {
-  const url = await postgres.database();
-  const [a, b] = [await postgres.open(url), await postgres.open(url)];
-  const signalA = a.signals(() => undefined);
-  const signalB = b.signals(() => undefined);
-  // A listener of our own counts the notifications themselves.
-  const raw = new pg.Client({ connectionString: url });
-  await raw.connect();
-  const notifications: string[] = [];
-  raw.on('notification', (message) => {
-    if (message.channel === EVENT_CHANNEL) notifications.push(message.payload ?? '');
-  });
-  await raw.query(`LISTEN ${EVENT_CHANNEL}`);
-  try {
-    const heard: PublishingEvent[] = [];
-    signalA.hear((event) => heard.push(event));
-    await waitFor(() => signalA.listening);
-    // 200 deliveries' worth of events, ten of them with a long (cut) reason in several scripts.
-    const events: PublishingEvent[] = Array.from({ length: 200 }, (_, i) => ({
-      level: i % 20 === 0 ? 'error' : 'info',
-      message: i % 20 === 0 ? `post ${i}: ${'é☕𝄞'.repeat(1_000)}` : `post ${i}: sent to Mastodon`,
-      brandId: 1,
-      postId: i,
-    }));
-    for (const event of events) signalB.relay(event);
-    await waitFor(() => heard.length === 200);
-    expect(heard.map((event) => event.postId)).toEqual(events.map((event) => event.postId));
-    expect(heard[1]).toEqual(events[1]);
-    expect(heard[0]!.message).toBe(`${events[0]!.message.slice(0, 2_000)}…`);
-    expect(notifications.length).toBeGreaterThan(1);
-    expect(notifications.length).toBeLessThanOrEqual(12);
-    for (const payload of notifications) expect(Buffer.byteLength(payload)).toBeLessThan(8_000);
-  } finally {
-    await raw.end();
-    await signalA.close();
-    await signalB.close();
-  }
-});
+it('relays a burst of events in a few notifications, in order, none over PostgreSQL’s 8000 bytes', () =>
+  withTwoSignals(async ({ url, signalA, signalB }) => {
+    // A listener of our own counts the notifications themselves.
+    const raw = await listenRaw(url, EVENT_CHANNEL);
+    try {
+      const heard: PublishingEvent[] = [];
+      signalA.hear((event) => heard.push(event));
+      await waitFor(() => signalA.listening);
+      // 200 deliveries' worth of events, ten of them with a long (cut) reason in several scripts.
+      const events: PublishingEvent[] = Array.from({ length: 200 }, (_, i) => ({
+        level: i % 20 === 0 ? 'error' : 'info',
+        message: i % 20 === 0 ? `post ${i}: ${'é☕𝄞'.repeat(1_000)}` : `post ${i}: sent to Mastodon`,
+        brandId: 1,
+        postId: i,
+      }));
+      for (const event of events) signalB.relay(event);
+      await waitFor(() => heard.length === 200);
+      expect(heard.map((event) => event.postId)).toEqual(events.map((event) => event.postId));
+      expect(heard[1]).toEqual(events[1]);
+      expect(heard[0]!.message).toBe(`${events[0]!.message.slice(0, 2_000)}…`);
+      expect(raw.payloads.length).toBeGreaterThan(1);
+      expect(raw.payloads.length).toBeLessThanOrEqual(12);
+      for (const payload of raw.payloads) expect(Buffer.byteLength(payload)).toBeLessThan(8_000);
+    } finally {
+      await raw.end();
+    }
+  }));
 
-it('sends the events relayed just before it closes', async () => {
-  const url = await postgres.database();
-  const [a, b] = [await postgres.open(url), await postgres.open(url)];
-  const signalA = a.signals(() => undefined);
-  const signalB = b.signals(() => undefined);
-  try {
+it('sends the events relayed just before it closes', () =>
+  withTwoSignals(async ({ signalA, signalB }) => {
     const heard: PublishingEvent[] = [];
     signalA.hear((event) => heard.push(event));
     await waitFor(() => signalA.listening);
     signalB.relay({ level: 'info', message: 'post 9: published', brandId: 1, postId: 9 });
     await signalB.close();
     await waitFor(() => heard.length === 1);
-  } finally {
-    await signalA.close();
-    await signalB.close();
-  }
-});
+  }));
 
 it('listens again after the server drops the connection, and wakes its listeners then', async () => {
   const url = await postgres.database();
@@ -170,21 +180,26 @@ it('listens again after the server drops the connection, and wakes its listeners
   }
 });
 
+/** The publishing engine of an instance on `store`, sending to the sandbox, woken by `signal`. */
+function sandboxEngine(store: PostgresStore, signal: PostgresSignals) {
+  return startPublishingEngine({
+    store,
+    clock: systemClock,
+    publisher: { kind: 'sandbox' },
+    secrets: new SecretBox({ dataDir: makeTempDir('spm-signal-') }, () => undefined),
+    version: 'test',
+    log: () => undefined,
+    planSignal: signal,
+  });
+}
+
 it("publishes a post another instance planned at once, not at the engine's next poll", async () => {
   const url = await postgres.database();
   const [a, b] = [await postgres.open(url, { poolSize: 4 }), await postgres.open(url, { poolSize: 4 })];
   const ws = await seedWorkspace(b);
   const signalA = a.signals(() => undefined);
   const signalB = b.signals(() => undefined);
-  const engine = await startPublishingEngine({
-    store: a,
-    clock: systemClock,
-    publisher: { kind: 'sandbox' },
-    secrets: new SecretBox({ dataDir: makeTempDir('spm-signal-') }, () => undefined),
-    version: 'test',
-    log: () => undefined,
-    planSignal: signalA,
-  });
+  const engine = await sandboxEngine(a, signalA);
   try {
     // The engine's first tick finds nothing, then it sleeps its longest sleep (30 s).
     await waitFor(() => signalA.listening);
@@ -210,23 +225,10 @@ it('announces the deliveries its engine created by starting due posts, for the o
   const a = await postgres.open(url, { poolSize: 4 });
   const ws = await seedWorkspace(a);
   const signalA = a.signals(() => undefined);
-  const raw = new pg.Client({ connectionString: url });
-  await raw.connect();
-  const announced: string[] = [];
-  raw.on('notification', (message) => {
-    if (message.channel === PLAN_CHANNEL) announced.push(message.payload ?? '');
-  });
-  await raw.query(`LISTEN ${PLAN_CHANNEL}`);
+  const raw = await listenRaw(url, PLAN_CHANNEL);
+  const announced = raw.payloads;
   // One announcement when the engine starts the post (its three deliveries pending), none before.
-  const engine = await startPublishingEngine({
-    store: a,
-    clock: systemClock,
-    publisher: { kind: 'sandbox' },
-    secrets: new SecretBox({ dataDir: makeTempDir('spm-signal-') }, () => undefined),
-    version: 'test',
-    log: () => undefined,
-    planSignal: signalA,
-  });
+  const engine = await sandboxEngine(a, signalA);
   try {
     await waitFor(() => signalA.listening);
     await sleep(200);

@@ -12,17 +12,12 @@ import { settlePost } from '../../src/service/publishing.js';
 import type { AsyncStore } from '../../src/store/postgres/async-port.js';
 import type { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { usePostgres } from './postgres-databases.js';
-import { HOUR, NOW, newPost, postWithDeliveries, seedWorkspace, type Workspace } from './store-fixture.js';
+import { HOUR, NOW, newPost, postWithDeliveries, type Workspace } from './store-fixture.js';
+import { holdBrand, twoInstances as twoStores } from './two-instances.js';
 
 const postgres = usePostgres();
 
-/** Two stores (two pools) on one fresh database with the workspace. */
-async function twoInstances(): Promise<{ a: PostgresStore; b: PostgresStore; ws: Workspace }> {
-  const url = await postgres.database();
-  const a = await postgres.open(url);
-  const b = await postgres.open(url);
-  return { a, b, ws: await seedWorkspace(a) };
-}
+const twoInstances = () => twoStores(postgres);
 
 it('keeps its writes to itself until it commits', async () => {
   const { a, b, ws } = await twoInstances();
@@ -102,22 +97,7 @@ it('runs transactions on one brand, on a brand and its post, or without a target
 
 it('tries a brand another transaction holds without waiting: the work does not run, and it says so', async () => {
   const { a, b, ws } = await twoInstances();
-  let release!: () => void;
-  const held = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  let holding!: () => void;
-  const holds = new Promise<void>((resolve) => {
-    holding = resolve;
-  });
-  const holder = a.transaction(
-    async () => {
-      holding();
-      await held;
-    },
-    { brandId: ws.brandId },
-  );
-  await holds;
+  const holder = await holdBrand(a, ws.brandId);
   let ran = 0;
   const started = performance.now();
   expect(await b.tryTransaction(async () => void ran++, { brandId: ws.brandId })).toBe(false);
@@ -125,8 +105,7 @@ it('tries a brand another transaction holds without waiting: the work does not r
   expect(ran).toBe(0);
   // Another brand is free; and once the holder commits, so is this one.
   expect(await b.tryTransaction(async () => void ran++, { brandId: ws.otherBrandId })).toBe(true);
-  release();
-  await holder;
+  await holder.release();
   expect(
     await b.tryTransaction(async (tx) => void (await tx.posts.insert(newPost(ws))), { brandId: ws.brandId }),
   ).toBe(true);

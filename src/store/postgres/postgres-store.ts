@@ -89,25 +89,30 @@ export class PostgresStore implements AsyncStore {
         throw error;
       }
     }
-    let tx: PostgresStore | undefined;
-    const result = await this.sql.transaction((sql) => {
-      tx = new PostgresStore(sql, this.shared);
-      return work(tx);
-    }, target);
-    tx?.posts.committed();
-    return result;
+    return this.outermost((bound) => this.sql.transaction(bound, target), work);
   }
 
   async tryTransaction(work: (tx: AsyncStore) => Promise<void>, target: TransactionTarget): Promise<boolean> {
     // Inside a transaction, a savepoint under the outer one's locks: nothing to wait for.
     if (this.sql.inTransaction) return this.transaction(work, target).then(() => true);
+    return this.outermost((bound) => this.sql.tryTransaction(bound, target), work);
+  }
+
+  /**
+   * A transaction on a connection of the pool (`begin` runs it), its work handed a store bound to it;
+   * the queue runs it walked are remembered once it has committed.
+   */
+  private async outermost<T, R>(
+    begin: (bound: (sql: Sql) => Promise<T>) => Promise<R>,
+    work: (tx: AsyncStore) => Promise<T>,
+  ): Promise<R> {
     let tx: PostgresStore | undefined;
-    const ran = await this.sql.tryTransaction((sql) => {
+    const result = await begin((sql) => {
       tx = new PostgresStore(sql, this.shared);
       return work(tx);
-    }, target);
+    });
     tx?.posts.committed();
-    return ran;
+    return result;
   }
 
   /** The signals between the instances on this database: LISTEN/NOTIFY (signals.ts). */
