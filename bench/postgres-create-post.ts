@@ -150,7 +150,9 @@ export async function postgresCreatePostLatency(
     // The values last sent: since queue runs are remembered, a walk starts at the run's end, past every
     // planned time, where PostgreSQL may estimate one row and take the planned posts' due-time index
     // rather than the brand's; either is an index range (product.md: "uses an index (no scan)").
-    const slotIndexed = /Index (Only )?Scan using posts_(planned_by_brand|due) on posts/.test(slotLookup?.plan ?? '');
+    const slotIndexed = /Index (Only )?Scan using posts_(planned_by_brand|due) on posts/.test(
+      slotLookup?.plan ?? '',
+    );
     figures.push({
       name: `PostgreSQL: statements scanning posts, create_post and the scheduler's reads (${sizes.at(-1)!.toLocaleString('en-US')} stored)`,
       value: scans.length,

@@ -238,7 +238,8 @@ export async function sampleLockWaits(url: string, everyMs = 100): Promise<{ sto
         `SELECT wait_event, COUNT(*) AS n FROM pg_stat_activity
          WHERE datname = current_database() AND wait_event_type = 'Lock' GROUP BY wait_event`,
       );
-      for (const kind of kinds) byLock.set(kind.wait_event, (byLock.get(kind.wait_event) ?? 0) + Number(kind.n));
+      for (const kind of kinds)
+        byLock.set(kind.wait_event, (byLock.get(kind.wait_event) ?? 0) + Number(kind.n));
       await new Promise((resolve) => setTimeout(resolve, everyMs));
     }
   })();
