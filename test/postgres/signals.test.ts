@@ -138,6 +138,20 @@ it('relays a burst of events in a few notifications, in order, none over Postgre
     }
   }));
 
+it('hears the one-event notifications of an instance that is not upgraded yet', () =>
+  withTwoSignals(async ({ url, signalA }) => {
+    const heard: PublishingEvent[] = [];
+    signalA.hear((event) => heard.push(event));
+    await waitFor(() => signalA.listening);
+    const event: PublishingEvent = { level: 'info', message: 'post 5: published', brandId: 1, postId: 5 };
+    await postgres.query(url, 'SELECT pg_notify($1, $2)', [
+      EVENT_CHANNEL,
+      JSON.stringify({ from: 'older-instance', event }),
+    ]);
+    await waitFor(() => heard.length === 1);
+    expect(heard).toEqual([event]);
+  }));
+
 it('sends the events relayed just before it closes', () =>
   withTwoSignals(async ({ signalA, signalB }) => {
     const heard: PublishingEvent[] = [];

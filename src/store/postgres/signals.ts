@@ -232,14 +232,17 @@ export class PostgresSignals implements PlanSignal, EventRelay {
   }
 
   private tellHearers(payload: string | undefined): void {
-    let parsed: { from?: unknown; events?: unknown };
+    let parsed: { from?: unknown; events?: unknown; event?: unknown };
     try {
       parsed = JSON.parse(payload ?? '') as typeof parsed;
     } catch {
       return;
     }
-    if (parsed.from === this.instanceId || !Array.isArray(parsed.events)) return;
-    for (const event of parsed.events as PublishingEvent[]) {
+    if (parsed.from === this.instanceId) return;
+    // One event per notification (`event`) is what instances before 2026-11-23 send: during a rolling
+    // upgrade both kinds arrive.
+    const events = Array.isArray(parsed.events) ? parsed.events : parsed.event ? [parsed.event] : [];
+    for (const event of events as PublishingEvent[]) {
       for (const hear of this.hearers) {
         try {
           hear(event);
