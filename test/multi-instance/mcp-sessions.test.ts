@@ -126,21 +126,26 @@ it('tells a session on one instance what happened to posts another instance publ
       heard.push(String(notification.params.data));
     });
     await onA.setLoggingLevel('info');
-    // Created on B, which wakes at once (A only when told): B publishes most of them.
+    // Created on B, which wakes at once (A only when told); both instances send, and whichever records
+    // a post's last delivery settles it. Rounds of six go on until B has settled some (under load, A may
+    // take a whole round), so that events relayed from B are among those heard.
     const ids: number[] = [];
-    for (let i = 0; i < 6; i++) {
-      ids.push(
-        await createPost(b.url, cluster.apiKey, { publishMode: 'IMMEDIATE', caption: `Roast ${i}` }, `e${i}`),
-      );
-    }
     const published = (id: number) => heard.filter((line) => line === `post ${id}: published`).length;
-    const deadline = Date.now() + 20_000;
-    while (ids.some((id) => published(id) === 0) && Date.now() < deadline) await sleep(50);
+    const settledByB = () => ids.filter((id) => b.log().includes(`] post ${id}: published\n`));
+    for (let round = 0; round < 5 && settledByB().length === 0; round++) {
+      for (let i = 0; i < 6; i++) {
+        const caption = `Roast ${round}.${i}`;
+        ids.push(
+          await createPost(b.url, cluster.apiKey, { publishMode: 'IMMEDIATE', caption }, `e${round}.${i}`),
+        );
+      }
+      const deadline = Date.now() + 20_000;
+      while (ids.some((id) => published(id) === 0) && Date.now() < deadline) await sleep(50);
+    }
     await sleep(300);
     expect(ids.map(published)).toEqual(ids.map(() => 1));
     // Not vacuous: B settled some of them (its operator's log says so), so those events came from B.
-    const settledByB = ids.filter((id) => b.log().includes(`] post ${id}: published\n`));
-    expect(settledByB.length).toBeGreaterThan(0);
+    expect(settledByB().length).toBeGreaterThan(0);
   } finally {
     await cluster.stopAll();
   }
