@@ -33,6 +33,7 @@ import type { Figure } from './lib/report.js';
 import { threeChannelBrand } from './lib/seed.js';
 import { type ServeInstance, startServe } from './lib/serve.js';
 import { median, rounded, summary } from './lib/stats.js';
+import { machineReference } from './postgres-machine.js';
 import { createPostArgs } from './stdio-throughput.js';
 
 const API_KEY = 'spk_bench-postgres-instances-0123456789';
@@ -509,6 +510,7 @@ export async function postgresInstances(
     warmup?: number;
     repeats?: number;
     brands?: number;
+    machineSeconds?: number;
   } = {},
 ): Promise<Figure[]> {
   const url = await server.createDatabase();
@@ -526,7 +528,15 @@ export async function postgresInstances(
       warmup: options.warmup ?? 100,
       repeats: options.repeats ?? 5,
     });
-    return [...rest, ...deliveries];
+    // Read beside the instance counts: what adding a process costs on this machine with no service.
+    const machine = await machineReference(url, sql, {
+      seconds: options.machineSeconds ?? 3,
+      repeats: options.repeats ?? 5,
+    });
+    for (const figure of deliveries) {
+      if (figure.reference) figure.details = { ...figure.details, machineRatios: rounded(machine.ratios) };
+    }
+    return [...rest, ...deliveries, ...machine.figures];
   } finally {
     await sql.close();
   }

@@ -57,7 +57,10 @@ const BENCHES: Record<string, () => Promise<Figure[]>> = {
       quick ? { sizes: [10_000, 100_000], calls: 1_000, warmup: 100 } : {},
     ),
   'postgres-instances': async () =>
-    postgresInstances(await postgresServer(), quick ? { seconds: 6, rounds: 3, posts: 300, repeats: 1 } : {}),
+    postgresInstances(
+      await postgresServer(),
+      quick ? { seconds: 6, rounds: 3, posts: 300, repeats: 1, machineSeconds: 1 } : {},
+    ),
 };
 
 /** Names that stand for several benchmarks. */
