@@ -6,6 +6,7 @@
  * times that change freed (a freed slot ends the run there, a freed odd minute changes nothing); and
  * only once the transaction that walked it committed.
  */
+import { createRequire } from 'node:module';
 import { expect, it } from 'vitest';
 import type { BrandRecord } from '../../src/ports.js';
 import { nextFreeQueueSlot, scheduleOf } from '../../src/service/queue-slot.js';
@@ -172,4 +173,53 @@ it('does not remember what a savepoint that was undone walked', async () => {
   // The savepoint's posts are gone: the posts after it take their slots, in order.
   expect(after.slot).toBe(undone[0]);
   expect((await a.transaction((tx) => queuePost(tx, ws, brand))).slot).toBe(undone[1]);
+});
+
+/**
+ * The texts of the statements the store sends while `work` runs, watched at the driver: the project's
+ * own node-postgres (test/postgres has another copy, for its harness).
+ */
+async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
+  const pg = createRequire(new URL('../../package.json', import.meta.url))('pg') as {
+    Client: { prototype: { query: (...args: unknown[]) => unknown } };
+  };
+  const proto = pg.Client.prototype;
+  const original = proto.query;
+  const texts: string[] = [];
+  proto.query = function (this: unknown, ...args: unknown[]) {
+    const config = args[0] as string | { text?: unknown } | null;
+    const text = typeof config === 'string' ? config : config?.text;
+    if (typeof text === 'string') texts.push(text);
+    return original.apply(this, args);
+  };
+  try {
+    await work();
+  } finally {
+    proto.query = original;
+  }
+  return texts;
+}
+
+it('reads the brand’s plan in BEGIN’s round trip, and reads it again once the transaction has written', async () => {
+  const { a, ws, brand } = await twoInstances();
+  const target = { brandId: brand.id };
+  const posts: { id: number; slot: number }[] = [];
+  for (let i = 0; i < 3; i++) posts.push(await a.transaction((tx) => queuePost(tx, ws, brand), target));
+  // A QUEUE post on the brand's lock: its plan comes with BEGIN, not in a statement of its own.
+  const sent = await statementsOf(() => a.transaction((tx) => queuePost(tx, ws, brand), target));
+  const planReads = sent.filter((text) => text.includes('plan_version'));
+  expect(planReads).toHaveLength(1);
+  expect(planReads[0]).toMatch(/^BEGIN; /);
+  // A transaction that deletes a queued post changed the plan itself: what BEGIN read is stale, and the
+  // post after the deletion takes the slot it freed.
+  const refill = await a.transaction(async (tx) => {
+    await tx.posts.remove(posts[0]!.id);
+    return queuePost(tx, ws, brand);
+  }, target);
+  expect(refill.slot).toBe(posts[0]!.slot);
+  // Without the brand's lock (no target), the plan is read on its own, as before.
+  const untargeted = await statementsOf(() => a.transaction((tx) => queuePost(tx, ws, brand)));
+  expect(
+    untargeted.filter((text) => text.includes('plan_version') && !text.startsWith('BEGIN')),
+  ).toHaveLength(1);
 });

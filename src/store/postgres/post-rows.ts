@@ -10,7 +10,7 @@ import type {
 } from '../../ports.js';
 import type { AsyncPostStore } from './async-port.js';
 import { minimum, nullableNumber, nullableString } from './records.js';
-import type { Row, Sql, SqlParam } from './sql.js';
+import { PLAN_OF_BRAND, type Row, type Sql, type SqlParam } from './sql.js';
 
 const COLUMNS = `id, brand_id, collection_id, user_id, publish_mode, status, payload, due_at_ms, idempotency_key,
   content_hash, created_at_ms, updated_at_ms, published_at_ms`;
@@ -87,7 +87,9 @@ export class PostgresPostStore implements AsyncPostStore {
    */
   async heldQueueRun(brandId: number, schedule: string): Promise<HeldQueueRun | undefined> {
     if (!this.sql.inTransaction) return undefined;
-    const row = await this.sql.get('SELECT plan_version, plan_freed FROM brands WHERE id = $1', brandId);
+    const row =
+      this.sql.takePlanAtBegin(brandId)?.row ??
+      (await this.sql.get(`${PLAN_OF_BRAND} WHERE id = $1`, brandId));
     if (!row) return undefined;
     const version = Number(row.plan_version);
     this.versions.set(brandId, version);

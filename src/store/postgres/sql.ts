@@ -20,6 +20,7 @@ import type { Pool, PoolClient, QueryResult } from 'pg';
 import { StorageFullError, StorageReadOnlyError } from '../../domain/errors.js';
 import type { TransactionTarget } from '../../ports.js';
 import { lockStatements } from './advisory-locks.js';
+import { driverParams, statement } from './statements.js';
 
 /** A statement parameter; arrays become PostgreSQL arrays (`= ANY($1)`), bytes become bytea. */
 export type SqlParam = string | number | boolean | null | Uint8Array | readonly number[] | readonly string[];
@@ -61,6 +62,13 @@ export interface Sql {
    * transaction it runs at once.
    */
   atCommit(text: string): Promise<void>;
+  /**
+   * In a transaction on a brand (TransactionTarget without a post): the brand's `plan_version` and
+   * `plan_freed`, read in BEGIN's round trip once its lock was granted (`row` undefined: no such brand).
+   * Given once, and only while the transaction has written nothing: its own writes may change them.
+   * Undefined otherwise: read them with a statement.
+   */
+  takePlanAtBegin(brandId: number): { row: Row | undefined } | undefined;
 }
 
 /** An integer written into a statement's text (`script`, `atCommit`): anything else is refused. */
@@ -89,49 +97,11 @@ export function storageFault(error: unknown): unknown {
   }
 }
 
-/**
- * PostgreSQL text cannot hold U+0000: a statement with it fails ("invalid byte sequence"), and a
- * request with such an idempotency key, or a platform answer with one in its failure reason, would fail
- * with it. It is kept as U+FFFD, as the UTF-8 encoding already keeps a lone surrogate; lookups map the
- * same way, so a key still finds its post.
- */
-function storable(text: string): string {
-  return text.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text;
-}
+/** A brand's plan version and the times its latest change freed (post-rows.ts `heldQueueRun`). */
+export const PLAN_OF_BRAND = 'SELECT plan_version, plan_freed FROM brands';
 
-/**
- * Texts made storable; node-postgres sends a Buffer as bytea, and a plain Uint8Array is wrapped (no copy).
- */
-function driverParams(params: readonly SqlParam[]): unknown[] {
-  return params.map((param) => {
-    if (typeof param === 'string') return storable(param);
-    if (param instanceof Uint8Array) {
-      return Buffer.isBuffer(param) ? param : Buffer.from(param.buffer, param.byteOffset, param.byteLength);
-    }
-    if (Array.isArray(param)) return param.map((item) => (typeof item === 'string' ? storable(item) : item));
-    return param;
-  });
-}
-
-/**
- * A statement with parameters goes as a named prepared statement: PostgreSQL parses and plans it once per
- * connection instead of at every run (most of the server's work for a create_post). The name is the
- * statement's: the same text has the same name on every connection, as node-postgres requires. Texts
- * made on the fly (a multi-row INSERT's length, a filter's terms) are few, but past `NAMED_LIMIT`
- * distinct ones the rest go unnamed, so that no connection keeps an unbounded number.
- */
-const NAMED_LIMIT = 500;
-const statementNames = new Map<string, string>();
-
-function statement(text: string, values: unknown[]): { text: string; values: unknown[]; name?: string } {
-  if (values.length === 0) return { text, values };
-  let name = statementNames.get(text);
-  if (name === undefined && statementNames.size < NAMED_LIMIT) {
-    name = `spm_${statementNames.size + 1}`;
-    statementNames.set(text, name);
-  }
-  return name === undefined ? { text, values } : { name, text, values };
-}
+/** A statement that only reads (SELECT … FOR UPDATE locks rows, and changes nothing). */
+const READ = /^\s*SELECT\b/i;
 
 /** What both kinds of `Sql` run the same way, over their own `query`. */
 abstract class Statements implements Sql {
@@ -162,6 +132,10 @@ abstract class Statements implements Sql {
   }
 
   abstract atCommit(text: string): Promise<void>;
+
+  takePlanAtBegin(_brandId: number): { row: Row | undefined } | undefined {
+    return undefined;
+  }
 }
 
 /** A simple query of several statements answers one result per statement: the last one's rows. */
@@ -262,6 +236,8 @@ class TransactionSql extends Statements {
   private over = false;
   /** `atCommit`'s writes, each with the depth it was made at (a savepoint undone drops its own). */
   private readonly deferred: Array<{ text: string; depth: number }> = [];
+  /** The brand's plan read with BEGIN (`takePlanAtBegin`), until taken or until a write. */
+  private planAtBegin: { brandId: number; row: Row | undefined } | undefined;
 
   constructor(private readonly client: PoolClient) {
     super();
@@ -270,6 +246,8 @@ class TransactionSql extends Statements {
   /** A statement of the store: refused once the transaction is aborted or over. */
   protected async query(text: string, params: unknown[]): Promise<QueryResult<Row>> {
     if (this.aborted !== undefined) throw this.aborted;
+    // Anything but a read may change the brand's plan (its triggers count changes to planned posts).
+    if (this.planAtBegin && !READ.test(text)) this.planAtBegin = undefined;
     try {
       return await this.control(text, params);
     } catch (error) {
@@ -294,10 +272,21 @@ class TransactionSql extends Statements {
    * `ifFree`: the brand's lock only if no one holds it. Whether the locks were taken.
    */
   async begin(target: TransactionTarget | undefined, ifFree = false): Promise<boolean> {
-    const results = (await this.control(['BEGIN', ...lockStatements(target, ifFree)].join('; '))) as
-      | QueryResult<Row>
-      | QueryResult<Row>[];
+    // A transaction holding a brand's lock alone reads its plan in the same round trip: one fewer for
+    // create_post's queue walk (queue-slot.ts), a few microseconds of the server's for the others.
+    const planOf = target && target.postId === undefined && !ifFree ? target.brandId : undefined;
+    const statements = ['BEGIN', ...lockStatements(target, ifFree)];
+    if (planOf !== undefined) statements.push(`${PLAN_OF_BRAND} WHERE id = ${literal(planOf)}`);
+    const results = (await this.control(statements.join('; '))) as QueryResult<Row> | QueryResult<Row>[];
+    if (planOf !== undefined) this.planAtBegin = { brandId: planOf, row: lastRows(results)[0] };
     return !ifFree || lastRows(results)[0]?.locked === true;
+  }
+
+  override takePlanAtBegin(brandId: number): { row: Row | undefined } | undefined {
+    const plan = this.planAtBegin;
+    if (plan?.brandId !== brandId) return undefined;
+    this.planAtBegin = undefined;
+    return { row: plan.row };
   }
 
   async commit(): Promise<void> {
