@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
  * The files that run a second time, in the `postgres` project, with their runtimes on PostgreSQL
  * (openTestRuntime, test/support/local.ts): the service contract in-process and through the REST
  * client, the REST API tests that read keys and store and list posts, media and queues, the MCP
- * lifecycle tools over the SDK client, the service's overlapping calls, claims between two schedulers
+ * lifecycle tools over the SDK client, the service's overlapping calls, create_post's pre-flight beside its transaction, claims between two schedulers
  * on one store, and connected channels. That project starts one PostgreSQL server for the run
  * (test/postgres/run-server.ts; needs `node test/postgres/install.mjs`). The `all` project runs every
  * file, its runtimes on SQLite.
@@ -22,6 +22,7 @@ const ON_POSTGRES = [
   'test/rest/resources.test.ts',
   'test/mcp/lifecycle-tools.test.ts',
   'test/service/concurrent-calls.test.ts',
+  'test/service/create-post-preflight.test.ts',
   'test/publish/channel-connectors.test.ts',
   'test/publish/claims.test.ts',
 ];

@@ -6,9 +6,14 @@
 import { PLATFORM_CAPABILITIES } from '../domain/capabilities.js';
 import type { PostPayload } from '../domain/post-schemas.js';
 import { type PreflightWarning, preflightChannel } from '../domain/preflight.js';
-import type { CollectionRecord, Store } from '../ports.js';
+import type { CollectionRecord, ConnectionRecord, MediaRecord, Store } from '../ports.js';
 
-export async function preflightPost(
+/**
+ * The pre-flight's warnings. Every read is issued before this returns, so that a caller may await the
+ * answer inside a transaction it opened meanwhile (create_post does, to overlap the reads with its own):
+ * on SQLite a read issued on the store once a transaction is open would wait for that transaction.
+ */
+export function preflightPost(
   store: Store,
   collection: CollectionRecord,
   payload: PostPayload,
@@ -18,15 +23,30 @@ export async function preflightPost(
   const mediaIds = (payload.media ?? []).flatMap((element) => (element.id ? [element.id] : []));
   const inactive = collection.channels.filter((channel) => channel.status === 'INACTIVE');
   // Read side by side: each channel's connection, the media, why each INACTIVE channel is INACTIVE.
-  const [connections, found, reasons] = await Promise.all([
+  const reads = Promise.all([
     store.connections.ofChannels(channelIds),
     store.findMedia(collection.brandId, mediaIds),
     Promise.all(
-      inactive.map(
-        async (channel) => [channel.id, (await store.connections.activity(channel.id)).statusReason] as const,
+      inactive.map((channel) =>
+        store.connections
+          .activity(channel.id)
+          .then((activity) => [channel.id, activity.statusReason] as const),
       ),
     ),
   ]);
+  return reads.then(([connections, found, reasons]) =>
+    warningsOf(collection, payload, defaultConnector, connections, found, reasons),
+  );
+}
+
+function warningsOf(
+  collection: CollectionRecord,
+  payload: PostPayload,
+  defaultConnector: string,
+  connections: Map<number, ConnectionRecord>,
+  found: readonly MediaRecord[],
+  reasons: readonly (readonly [number, string | null])[],
+): PreflightWarning[] {
   const media = new Map(found.map((m) => [m.id, { type: m.type, size: m.size }]));
   const whyInactive = new Map(reasons);
   const perChannel = collection.channels.map((channel) => {
