@@ -64,6 +64,8 @@ export async function createPost(context: PostContext, request: unknown): Promis
   // The pre-flight's reads go out now, beside the transaction's statements (on PostgreSQL, on other
   // connections: one round trip fewer to wait for); it is awaited inside the transaction, so that a
   // failed read still stores nothing. Until then, a failure is held for that await (never unhandled).
+  // Its reads ask the pool for connections before the transaction does, and the pool serves in order:
+  // the transaction never waits for a read queued behind it (postgres/small-pool.test.ts).
   const preflight = preflightPost(store, collection, payload, context.defaultConnector ?? 'sandbox');
   preflight.catch(() => undefined);
   const withWarnings = (result: CreatedPost, warnings: PreflightWarning[]): CreatedPost =>
