@@ -201,7 +201,7 @@ async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
 }
 
 it('reads the brand’s plan in BEGIN’s round trip, and reads it again once the transaction has written', async () => {
-  const { a, ws, brand } = await twoInstances();
+  const { a, b, ws, brand } = await twoInstances();
   const target = { brandId: brand.id };
   const posts: { id: number; slot: number }[] = [];
   for (let i = 0; i < 3; i++) posts.push(await a.transaction((tx) => queuePost(tx, ws, brand), target));
@@ -217,6 +217,9 @@ it('reads the brand’s plan in BEGIN’s round trip, and reads it again once th
     return queuePost(tx, ws, brand);
   }, target);
   expect(refill.slot).toBe(posts[0]!.slot);
+  // Another instance frees a slot: the plan read with BEGIN carries the time freed, and it is taken.
+  await b.transaction((tx) => tx.posts.remove(posts[1]!.id));
+  expect((await a.transaction((tx) => queuePost(tx, ws, brand), target)).slot).toBe(posts[1]!.slot);
   // Without the brand's lock (no target), the plan is read on its own, as before.
   const untargeted = await statementsOf(() => a.transaction((tx) => queuePost(tx, ws, brand)));
   expect(
