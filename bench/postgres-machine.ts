@@ -96,7 +96,8 @@ export async function machineReference(
     );
     return { figures, ratios };
   } finally {
-    for (const client of clients) client.child.send({ end: true });
+    // A client that already exited (its run failed) has no channel left to be told on.
+    for (const client of clients) if (client.child.connected) client.child.send({ end: true });
     await sql.query('DROP TABLE IF EXISTS machine_load');
   }
 }
