@@ -102,6 +102,14 @@ export interface HeldQueueRun {
 /** Posts of a brand. Every read is scoped to the brand the caller may see. */
 export interface PostStore {
   insert(post: NewPost): Promise<number>;
+  /**
+   * Inserts the post unless the brand has an earlier one it repeats (create_post's duplicate rule), in
+   * one statement: with an idempotency key, a post of the brand with that key; without one, a post of the
+   * same content hash created at or after `sameSinceMs` and not cancelled (findRecentSame). The new
+   * post's id; undefined when nothing was inserted (findByIdempotencyKey or findRecentSame reads the
+   * earlier post).
+   */
+  insertUnlessRepeated(post: NewPost, sameSinceMs: number): Promise<number | undefined>;
   find(brandId: number, postId: number): Promise<PostRecord | undefined>;
   /** By id alone, for the publishing engine (no user is acting there). */
   get(postId: number): Promise<PostRecord | undefined>;

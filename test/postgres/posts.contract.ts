@@ -4,7 +4,7 @@
  * queue and the scheduler read. Each test opens a fresh store.
  */
 import { describe, expect, it } from 'vitest';
-import type { PostFilter } from '../../src/ports.js';
+import type { NewPost, PostFilter } from '../../src/ports.js';
 import { HOUR, MINUTE, NOW, newPost, type OpenStore, seedWorkspace } from './store-fixture.js';
 
 export function postsContract(open: OpenStore): void {
@@ -72,6 +72,42 @@ export function postsContract(open: OpenStore): void {
       expect((await posts.findRecentSame(ws.brandId, 'h', NOW - 10 * MINUTE))?.id).toBe(early);
       expect(await posts.findRecentSame(ws.brandId, 'h', NOW - MINUTE)).toBeUndefined();
       expect(await posts.findRecentSame(ws.otherBrandId, 'h', 0)).toBeUndefined();
+    });
+
+    it('inserts a post unless it repeats an earlier one: by idempotency key, else by recent content', async () => {
+      const ws = await seedWorkspace(await open());
+      const { posts } = ws.store;
+      const since = NOW - 10 * MINUTE;
+      const inserted: number[] = [];
+      const insert = async (changes: Partial<NewPost>, sinceMs = since) => {
+        const id = await posts.insertUnlessRepeated(newPost(ws, changes), sinceMs);
+        if (id !== undefined && changes.brandId === undefined) inserted.push(id);
+        return id;
+      };
+      // By key: any post of the brand with the key, whatever its content, age or status.
+      const keyed = await insert({ idempotencyKey: 'k\u00001', contentHash: 'same' });
+      expect(keyed).toBeTypeOf('number');
+      await posts.setStatus(keyed!, 'cancelled', NOW);
+      expect(
+        await insert({ idempotencyKey: 'k\u00001', createdAtMs: NOW + HOUR }, NOW + HOUR),
+      ).toBeUndefined();
+      // The key in another brand is not a repeat.
+      const elsewhere = { brandId: ws.otherBrandId, collectionId: ws.otherCollectionId };
+      expect(await insert({ ...elsewhere, idempotencyKey: 'k\u00001' })).toBeTypeOf('number');
+      // Without a key: a post of the same content since the time, not cancelled (the keyed one is).
+      expect(await insert({ contentHash: 'same' })).toBeTypeOf('number');
+      expect(await insert({ contentHash: 'same' })).toBeUndefined();
+      expect(await insert({ ...elsewhere, contentHash: 'same' })).toBeTypeOf('number');
+      expect(await insert({ contentHash: 'same' }, NOW + 1)).toBeTypeOf('number');
+      // A post with a key of its own does not repeat one of the same content.
+      expect(await insert({ contentHash: 'same', idempotencyKey: 'k2' })).toBeTypeOf('number');
+      // What was inserted is kept as given, and nothing else.
+      const stored = await posts.list(ws.brandId, { order: 'newest' }, { offset: 0, limit: 100 });
+      expect(stored.map((post) => post.id).sort((x, y) => x - y)).toEqual(inserted);
+      expect(await posts.find(ws.brandId, inserted[1]!)).toMatchObject({
+        contentHash: 'same',
+        status: 'scheduled',
+      });
     });
 
     it('counts and lists with every filter; newest and calendar order put posts without a time last', async () => {

@@ -6,13 +6,13 @@
  * times that change freed (a freed slot ends the run there, a freed odd minute changes nothing); and
  * only once the transaction that walked it committed.
  */
-import { createRequire } from 'node:module';
 import { expect, it } from 'vitest';
 import type { BrandRecord } from '../../src/ports.js';
 import { nextFreeQueueSlot, scheduleOf } from '../../src/service/queue-slot.js';
 import type { AsyncStore } from '../../src/store/postgres/async-port.js';
 import type { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { usePostgres } from './postgres-databases.js';
+import { statementsOf } from './statements-of.js';
 import { NOW, newPost, type Workspace } from './store-fixture.js';
 import { twoInstances as twoStores } from './two-instances.js';
 
@@ -174,31 +174,6 @@ it('does not remember what a savepoint that was undone walked', async () => {
   expect(after.slot).toBe(undone[0]);
   expect((await a.transaction((tx) => queuePost(tx, ws, brand))).slot).toBe(undone[1]);
 });
-
-/**
- * The texts of the statements the store sends while `work` runs, watched at the driver: the project's
- * own node-postgres (test/postgres has another copy, for its harness).
- */
-async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
-  const pg = createRequire(new URL('../../package.json', import.meta.url))('pg') as {
-    Client: { prototype: { query: (...args: unknown[]) => unknown } };
-  };
-  const proto = pg.Client.prototype;
-  const original = proto.query;
-  const texts: string[] = [];
-  proto.query = function (this: unknown, ...args: unknown[]) {
-    const config = args[0] as string | { text?: unknown } | null;
-    const text = typeof config === 'string' ? config : config?.text;
-    if (typeof text === 'string') texts.push(text);
-    return original.apply(this, args);
-  };
-  try {
-    await work();
-  } finally {
-    proto.query = original;
-  }
-  return texts;
-}
 
 it('reads the brand’s plan in BEGIN’s round trip, and reads it again once the transaction has written', async () => {
   const { a, b, ws, brand } = await twoInstances();

@@ -57,6 +57,25 @@ const PLANNED = `brand_id = $1 AND due_at_ms >= $2 AND status IN ('queued', 'sch
  * before the walk. A run is trusted while the count is the same, whichever instance changed the plan;
  * one change later, with the times that change freed (`plan_freed`), for the caller to check.
  */
+/** The columns an insert gives, in the order of `insertedValues` ($1–$10; updated_at_ms is $10 again). */
+const INSERTED = `brand_id, collection_id, user_id, publish_mode, status, payload, due_at_ms, idempotency_key,
+  content_hash, created_at_ms, updated_at_ms`;
+
+function insertedValues(post: NewPost): SqlParam[] {
+  return [
+    post.brandId,
+    post.collectionId,
+    post.userId,
+    post.publishMode,
+    post.status,
+    JSON.stringify(post.payload),
+    post.dueAtMs,
+    post.idempotencyKey,
+    post.contentHash,
+    post.createdAtMs,
+  ];
+}
+
 export class QueueRunMemo {
   private readonly runs = new Map<number, { run: HeldQueueRun; version: number }>();
 
@@ -121,21 +140,32 @@ export class PostgresPostStore implements AsyncPostStore {
 
   async insert(post: NewPost): Promise<number> {
     const row = await this.sql.get(
-      `INSERT INTO posts (brand_id, collection_id, user_id, publish_mode, status, payload, due_at_ms,
-         idempotency_key, content_hash, created_at_ms, updated_at_ms)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) RETURNING id`,
-      post.brandId,
-      post.collectionId,
-      post.userId,
-      post.publishMode,
-      post.status,
-      JSON.stringify(post.payload),
-      post.dueAtMs,
-      post.idempotencyKey,
-      post.contentHash,
-      post.createdAtMs,
+      `INSERT INTO posts (${INSERTED}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) RETURNING id`,
+      ...insertedValues(post),
     );
     return Number(row!.id);
+  }
+
+  async insertUnlessRepeated(post: NewPost, sameSinceMs: number): Promise<number | undefined> {
+    // One statement, one round trip: the look-up and the insert run under the brand's lock (create_post's
+    // transaction), so no other transaction inserts a repeat between them.
+    const row =
+      post.idempotencyKey === null
+        ? await this.sql.get(
+            `INSERT INTO posts (${INSERTED}) SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10
+             WHERE NOT EXISTS (SELECT 1 FROM posts WHERE brand_id = $1 AND content_hash = $9
+               AND created_at_ms >= $11 AND status != 'cancelled')
+             RETURNING id`,
+            ...insertedValues(post),
+            sameSinceMs,
+          )
+        : await this.sql.get(
+            `INSERT INTO posts (${INSERTED}) SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10
+             WHERE NOT EXISTS (SELECT 1 FROM posts WHERE brand_id = $1 AND idempotency_key = $8)
+             RETURNING id`,
+            ...insertedValues(post),
+          );
+    return row && Number(row.id);
   }
 
   async find(brandId: number, postId: number): Promise<PostRecord | undefined> {

@@ -16,6 +16,11 @@ import type { TransactionScope } from './transaction-scope.js';
 const COLUMNS = `id, brand_id, collection_id, user_id, publish_mode, status, payload, due_at_ms, idempotency_key, content_hash,
   created_at_ms, updated_at_ms, published_at_ms`;
 
+/** The brand's post with an idempotency key (brand, key). */
+const BY_KEY = 'brand_id = ? AND idempotency_key = ?';
+/** The brand's posts of one content created since a time, not cancelled (brand, hash, since). */
+const RECENT_SAME = "brand_id = ? AND content_hash = ? AND created_at_ms >= ? AND status != 'cancelled'";
+
 function toPost(row: Row): PostRecord {
   return {
     id: Number(row.id),
@@ -94,23 +99,41 @@ export class SqlitePostStore implements PostStore {
   }
 
   insert(post: NewPost): Promise<number> {
-    return this.scope.run(() =>
-      this.sql.run(
-        `INSERT INTO posts (brand_id, collection_id, user_id, publish_mode, status, payload, due_at_ms, idempotency_key,
+    return this.scope.run(() => this.insertRow(post));
+  }
+
+  insertUnlessRepeated(post: NewPost, sameSinceMs: number): Promise<number | undefined> {
+    return this.scope.run(() => {
+      // Synchronous: nothing runs between the look-up and the insert.
+      const earlier =
+        post.idempotencyKey === null
+          ? this.sql.get(
+              `SELECT 1 FROM posts WHERE ${RECENT_SAME}`,
+              post.brandId,
+              post.contentHash,
+              sameSinceMs,
+            )
+          : this.sql.get(`SELECT 1 FROM posts WHERE ${BY_KEY}`, post.brandId, post.idempotencyKey);
+      return earlier ? undefined : this.insertRow(post);
+    });
+  }
+
+  private insertRow(post: NewPost): number {
+    return this.sql.run(
+      `INSERT INTO posts (brand_id, collection_id, user_id, publish_mode, status, payload, due_at_ms, idempotency_key,
          content_hash, created_at_ms, updated_at_ms)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        post.brandId,
-        post.collectionId,
-        post.userId,
-        post.publishMode,
-        post.status,
-        JSON.stringify(post.payload),
-        post.dueAtMs,
-        post.idempotencyKey,
-        post.contentHash,
-        post.createdAtMs,
-        post.createdAtMs,
-      ),
+      post.brandId,
+      post.collectionId,
+      post.userId,
+      post.publishMode,
+      post.status,
+      JSON.stringify(post.payload),
+      post.dueAtMs,
+      post.idempotencyKey,
+      post.contentHash,
+      post.createdAtMs,
+      post.createdAtMs,
     );
   }
 
@@ -130,11 +153,7 @@ export class SqlitePostStore implements PostStore {
 
   findByIdempotencyKey(brandId: number, key: string): Promise<PostRecord | undefined> {
     return this.scope.run(() => {
-      const row = this.sql.get(
-        `SELECT ${COLUMNS} FROM posts WHERE brand_id = ? AND idempotency_key = ?`,
-        brandId,
-        key,
-      );
+      const row = this.sql.get(`SELECT ${COLUMNS} FROM posts WHERE ${BY_KEY}`, brandId, key);
       return row && toPost(row);
     });
   }
@@ -142,8 +161,7 @@ export class SqlitePostStore implements PostStore {
   findRecentSame(brandId: number, contentHash: string, sinceMs: number): Promise<PostRecord | undefined> {
     return this.scope.run(() => {
       const row = this.sql.get(
-        `SELECT ${COLUMNS} FROM posts WHERE brand_id = ? AND content_hash = ? AND created_at_ms >= ? AND status != 'cancelled'
-       ORDER BY created_at_ms DESC LIMIT 1`,
+        `SELECT ${COLUMNS} FROM posts WHERE ${RECENT_SAME} ORDER BY created_at_ms DESC LIMIT 1`,
         brandId,
         contentHash,
         sinceMs,

@@ -1,0 +1,65 @@
+/**
+ * What create_post sends to PostgreSQL inside its transaction, one round trip each, in order: BEGIN with
+ * the brand's lock and plan, the queue's planned times (QUEUE only), the insert that looks for an
+ * earlier post it repeats in the same statement, COMMIT. The earlier post is read only when it exists.
+ */
+import { expect, it } from 'vitest';
+import { openLocalRuntime } from '../../src/local-runtime.js';
+import { resolveLocalUser } from '../../src/service/acting-user.js';
+import { LocalPublishingService } from '../../src/service/local-service.js';
+import { makeTempDir } from '../support/temp-dirs.js';
+import { usePostgres } from './postgres-databases.js';
+import { statementsOf } from './statements-of.js';
+
+const postgres = usePostgres();
+
+/** The statements that read or write the posts table, without their columns: one line each. */
+function postStatements(texts: readonly string[]): string[] {
+  return texts
+    .map((text) => text.replace(/\s+/g, ' ').trim())
+    .filter((text) => /\bposts\b/.test(text) || /^(BEGIN|COMMIT)\b/.test(text))
+    .map((text) =>
+      text.startsWith('BEGIN')
+        ? 'BEGIN'
+        : text.startsWith('INSERT')
+          ? `INSERT${text.includes('NOT EXISTS') ? ' unless repeated' : ''}`
+          : text.startsWith('SELECT DISTINCT due_at_ms')
+            ? 'planned times'
+            : /^SELECT .* FROM posts WHERE brand_id = \$1 AND idempotency_key = \$2$/.test(text)
+              ? 'earlier post by key'
+              : text,
+    );
+}
+
+it('sends one statement per round trip: BEGIN, [planned times], the insert unless repeated, COMMIT', async () => {
+  const url = await postgres.database({ empty: true });
+  const runtime = await openLocalRuntime({
+    dataDir: makeTempDir(),
+    demo: true,
+    database: { url, poolSize: 10 },
+  });
+  try {
+    const service = new LocalPublishingService(runtime, await resolveLocalUser(runtime.store, undefined));
+    const create = (publishMode: string, caption: string, extra: Record<string, unknown> = {}) =>
+      service.createPost({ brandId: 1, collectionId: 1, publishMode, caption, ...extra });
+    await create('QUEUE', 'Warm the queue run');
+    const queued = await statementsOf(() => create('QUEUE', 'Queued'));
+    expect(postStatements(queued)).toEqual(['BEGIN', 'planned times', 'INSERT unless repeated', 'COMMIT']);
+    const drafted = await statementsOf(() => create('DRAFT', 'Drafted', { idempotencyKey: 'd-1' }));
+    expect(postStatements(drafted)).toEqual(['BEGIN', 'INSERT unless repeated', 'COMMIT']);
+    // A repeat: the insert stores nothing, then the earlier post is read for the answer.
+    let answer: unknown;
+    const repeated = await statementsOf(async () => {
+      answer = await create('DRAFT', 'Drafted', { idempotencyKey: 'd-1' });
+    });
+    expect(answer).toMatchObject({ duplicate: true });
+    expect(postStatements(repeated)).toEqual([
+      'BEGIN',
+      'INSERT unless repeated',
+      'earlier post by key',
+      'COMMIT',
+    ]);
+  } finally {
+    await runtime.close();
+  }
+});
