@@ -5,9 +5,8 @@
  * reads came first. Runs on both stores (vitest's projects).
  */
 
-import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
-import { openTestRuntime, type TestRuntime } from '../support/local.js';
+import { openTestRuntime, runSqlElsewhere, type TestRuntime } from '../support/local.js';
 
 const NORTHWIND = 1;
 const EVERYWHERE = 1;
@@ -17,20 +16,7 @@ afterEach(async () => {
   await rt.close();
 });
 
-/** A statement outside the service, on the runtime's own database. */
-async function runSql(text: string): Promise<void> {
-  if (!rt.databaseUrl) {
-    rt.sql.db.exec(text);
-    return;
-  }
-  const client = new pg.Client({ connectionString: rt.databaseUrl });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
+const runSql = (text: string) => runSqlElsewhere(rt, text);
 
 const queued = (caption: string) =>
   rt.service.createPost({ brandId: NORTHWIND, collectionId: EVERYWHERE, publishMode: 'QUEUE', caption });

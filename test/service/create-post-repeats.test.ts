@@ -5,12 +5,8 @@
  * with the post it repeats, and a repeat after the queue walked stores nothing. Runs on both stores
  * (vitest's projects).
  */
-import { join } from 'node:path';
-import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
-import { DATABASE_FILE } from '../../src/store/open-store.js';
-import { openDatabase } from '../../src/store/sqlite/driver.js';
-import { openTestRuntime, type TestRuntime } from '../support/local.js';
+import { openTestRuntime, runSqlElsewhere, type TestRuntime } from '../support/local.js';
 
 const NORTHWIND = 1;
 const EVERYWHERE = 1;
@@ -20,25 +16,7 @@ afterEach(async () => {
   await rt.close();
 });
 
-/** A statement committed by another connection to the runtime's database (as another process would). */
-async function runSql(text: string): Promise<void> {
-  if (!rt.databaseUrl) {
-    const db = openDatabase(join(rt.dataDir, DATABASE_FILE));
-    try {
-      db.exec(text);
-    } finally {
-      db.close();
-    }
-    return;
-  }
-  const client = new pg.Client({ connectionString: rt.databaseUrl });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
+const runSql = (text: string) => runSqlElsewhere(rt, text);
 
 const queued = (caption: string, idempotencyKey?: string) =>
   rt.service.createPost({

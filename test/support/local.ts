@@ -4,6 +4,8 @@
  * (test/postgres/run-databases.ts). Media stay in the temporary data directory either way.
  */
 import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
 import { inject } from 'vitest';
 import type { Config } from '../../src/config.js';
 import type { Workspace } from '../../src/domain/workspace.js';
@@ -11,6 +13,8 @@ import { type LocalRuntime, openLocalRuntime } from '../../src/local-runtime.js'
 import { authenticate, resolveLocalUser } from '../../src/service/acting-user.js';
 import { LocalPublishingService } from '../../src/service/local-service.js';
 import { type ImportedIds, importWorkspace } from '../../src/service/workspace.js';
+import { DATABASE_FILE } from '../../src/store/open-store.js';
+import { openDatabase } from '../../src/store/sqlite/driver.js';
 import type { Sql } from '../../src/store/sqlite/sql.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { RunDatabase } from '../postgres/run-databases.js';
@@ -127,4 +131,30 @@ export async function openTestRuntime(options: { demo?: boolean; now?: number } 
       }
     },
   };
+}
+
+/**
+ * A statement run on the runtime's database by a connection of its own, committed as another process's
+ * would be (the store's caches see it as a change made elsewhere).
+ */
+export async function runSqlElsewhere(
+  rt: Pick<TestRuntime, 'dataDir' | 'databaseUrl'>,
+  text: string,
+): Promise<void> {
+  if (!rt.databaseUrl) {
+    const db = openDatabase(join(rt.dataDir, DATABASE_FILE));
+    try {
+      db.exec(text);
+    } finally {
+      db.close();
+    }
+    return;
+  }
+  const client = new pg.Client({ connectionString: rt.databaseUrl });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
 }
