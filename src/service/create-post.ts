@@ -14,6 +14,7 @@ import {
   checkPayload,
   checkPlaylistChannels,
   contentHash,
+  type PostTiming,
   resolveTiming,
   throwIfInvalid,
 } from './post-checks.js';
@@ -80,22 +81,23 @@ export async function createPost(context: PostContext, request: unknown): Promis
   }
   const created = await store.transaction(
     async (tx) => {
-      // The earlier post this one repeats, if any, answered instead: read only when there is one (the
-      // insert looks for it in its own statement, under the brand's lock: one round trip fewer).
-      const repeated = async (): Promise<CreatedPost> => {
-        const earlier = (await findEarlier(tx, brand.id, idempotencyKey, hash, nowMs))!;
+      // A repeat is answered with the earlier post, read only when there is one: the insert looks for it
+      // in its own statement, under the brand's lock (one round trip fewer).
+      const repeated = async (earlier: Earlier): Promise<CreatedPost> => {
         const duplicate = duplicateResult(earlier, brand, idempotencyKey !== undefined);
         await preflight;
         return duplicate;
       };
-      const timing = await resolveTiming(tx, brand, payload, checked.scheduledAtMs, nowMs).catch(
-        async (error: unknown) => {
-          // A repeat is answered as one even when its timing no longer resolves (the queue times gone).
-          if (await findEarlier(tx, brand.id, idempotencyKey, hash, nowMs)) return undefined;
-          throw error;
-        },
-      );
-      if (!timing) return repeated();
+      const findRepeated = () => findEarlier(tx, brand.id, idempotencyKey, hash, nowMs);
+      let timing: PostTiming;
+      try {
+        timing = await resolveTiming(tx, brand, payload, checked.scheduledAtMs, nowMs);
+      } catch (error) {
+        // Also when its timing no longer resolves (the brand's queue times gone since).
+        const earlier = await findRepeated();
+        if (!earlier) throw error;
+        return repeated(earlier);
+      }
       const id = await tx.posts.insertUnlessRepeated(
         {
           brandId: brand.id,
@@ -111,7 +113,7 @@ export async function createPost(context: PostContext, request: unknown): Promis
         },
         nowMs - DUPLICATE_WINDOW_MS,
       );
-      if (id === undefined) return repeated();
+      if (id === undefined) return repeated((await findRepeated())!);
       if (timing.status === 'publishing')
         await startPublishing(tx, (await tx.posts.find(brand.id, id))!, nowMs);
       await preflight;
@@ -131,13 +133,19 @@ interface Target {
   scheduledAtMs: number | undefined;
 }
 
+/** The post a new one repeats, and whether with the same content (a key reused for other content is not). */
+interface Earlier {
+  post: PostRecord;
+  sameContent: boolean;
+}
+
 async function findEarlier(
   store: Store,
   brandId: number,
   idempotencyKey: string | undefined,
   hash: string,
   nowMs: number,
-): Promise<{ post: PostRecord; sameContent: boolean } | undefined> {
+): Promise<Earlier | undefined> {
   if (idempotencyKey !== undefined) {
     const post = await store.posts.findByIdempotencyKey(brandId, idempotencyKey);
     return post && { post, sameContent: post.contentHash === hash };
@@ -146,11 +154,7 @@ async function findEarlier(
   return post && { post, sameContent: true };
 }
 
-function duplicateResult(
-  earlier: { post: PostRecord; sameContent: boolean },
-  brand: BrandRecord,
-  byKey: boolean,
-): CreatedPost {
+function duplicateResult(earlier: Earlier, brand: BrandRecord, byKey: boolean): CreatedPost {
   const { post, sameContent } = earlier;
   if (!sameContent) {
     throw ValidationError.single(

@@ -13,22 +13,21 @@ import { statementsOf } from './statements-of.js';
 
 const postgres = usePostgres();
 
-/** The statements that read or write the posts table, without their columns: one line each. */
+/** What each statement create_post sends is called here, by how it begins. */
+const LABELS: [RegExp, string][] = [
+  [/^BEGIN\b/, 'BEGIN'],
+  [/^COMMIT\b/, 'COMMIT'],
+  [/^INSERT .*\bNOT EXISTS\b/, 'INSERT unless repeated'],
+  [/^SELECT DISTINCT due_at_ms\b/, 'planned times'],
+  [/^SELECT .* FROM posts WHERE brand_id = \$1 AND idempotency_key = \$2$/, 'earlier post by key'],
+];
+
+/** The statements that begin or end the transaction or touch the posts table, one line each. */
 function postStatements(texts: readonly string[]): string[] {
   return texts
     .map((text) => text.replace(/\s+/g, ' ').trim())
     .filter((text) => /\bposts\b/.test(text) || /^(BEGIN|COMMIT)\b/.test(text))
-    .map((text) =>
-      text.startsWith('BEGIN')
-        ? 'BEGIN'
-        : text.startsWith('INSERT')
-          ? `INSERT${text.includes('NOT EXISTS') ? ' unless repeated' : ''}`
-          : text.startsWith('SELECT DISTINCT due_at_ms')
-            ? 'planned times'
-            : /^SELECT .* FROM posts WHERE brand_id = \$1 AND idempotency_key = \$2$/.test(text)
-              ? 'earlier post by key'
-              : text,
-    );
+    .map((text) => LABELS.find(([pattern]) => pattern.test(text))?.[1] ?? text);
 }
 
 it('sends one statement per round trip: BEGIN, [planned times], the insert unless repeated, COMMIT', async () => {

@@ -15,6 +15,25 @@ import { PLAN_OF_BRAND, type Row, type Sql, type SqlParam } from './sql.js';
 const COLUMNS = `id, brand_id, collection_id, user_id, publish_mode, status, payload, due_at_ms, idempotency_key,
   content_hash, created_at_ms, updated_at_ms, published_at_ms`;
 
+/** The columns an insert gives, in the order of `insertedValues` ($1–$10; updated_at_ms is $10 again). */
+const INSERTED = `brand_id, collection_id, user_id, publish_mode, status, payload, due_at_ms, idempotency_key,
+  content_hash, created_at_ms, updated_at_ms`;
+
+function insertedValues(post: NewPost): SqlParam[] {
+  return [
+    post.brandId,
+    post.collectionId,
+    post.userId,
+    post.publishMode,
+    post.status,
+    JSON.stringify(post.payload),
+    post.dueAtMs,
+    post.idempotencyKey,
+    post.contentHash,
+    post.createdAtMs,
+  ];
+}
+
 function toPost(row: Row): PostRecord {
   return {
     id: Number(row.id),
@@ -57,25 +76,6 @@ const PLANNED = `brand_id = $1 AND due_at_ms >= $2 AND status IN ('queued', 'sch
  * before the walk. A run is trusted while the count is the same, whichever instance changed the plan;
  * one change later, with the times that change freed (`plan_freed`), for the caller to check.
  */
-/** The columns an insert gives, in the order of `insertedValues` ($1–$10; updated_at_ms is $10 again). */
-const INSERTED = `brand_id, collection_id, user_id, publish_mode, status, payload, due_at_ms, idempotency_key,
-  content_hash, created_at_ms, updated_at_ms`;
-
-function insertedValues(post: NewPost): SqlParam[] {
-  return [
-    post.brandId,
-    post.collectionId,
-    post.userId,
-    post.publishMode,
-    post.status,
-    JSON.stringify(post.payload),
-    post.dueAtMs,
-    post.idempotencyKey,
-    post.contentHash,
-    post.createdAtMs,
-  ];
-}
-
 export class QueueRunMemo {
   private readonly runs = new Map<number, { run: HeldQueueRun; version: number }>();
 
