@@ -32,16 +32,18 @@ const read = sorted(
   ),
 );
 
-/** The first column of the README's table under "Command line and configuration". */
-function readmeTableVariables(): string[] {
+/** The first column of each row of the README's table under "Command line and configuration". */
+function readmeTableRows(): string[] {
   const section = readme.slice(readme.indexOf('## Command line and configuration'));
   const table = section.slice(0, section.indexOf('\n#'));
-  return sorted(
-    table
-      .split('\n')
-      .filter((line) => line.startsWith('| `SOCIAL_PUBLISHER_'))
-      .flatMap((line) => line.split('|')[1]!.match(VARIABLE) ?? []),
-  );
+  return table
+    .split('\n')
+    .filter((line) => line.startsWith('| `SOCIAL_PUBLISHER_'))
+    .flatMap((line) => line.split('|')[1]!.match(VARIABLE) ?? []);
+}
+
+function readmeTableVariables(): string[] {
+  return sorted(readmeTableRows());
 }
 
 /** The variables `--help` explains: the names that start a line of its Environment section. */
@@ -76,6 +78,11 @@ describe('configuration in the README and --help', () => {
 
   it('the README table lists exactly the variables the code reads', () => {
     expect(readmeTableVariables()).toEqual(read);
+  });
+
+  it('the README table explains each variable in one row only (two rows could say different things)', () => {
+    const rows = readmeTableRows();
+    expect(rows.filter((name, i) => rows.indexOf(name) !== i)).toEqual([]);
   });
 
   it('--help lists exactly the variables the code reads', () => {
