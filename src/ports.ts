@@ -320,6 +320,11 @@ export interface TransactionTarget {
    * the one that settles the post wait for the others that might.
    */
   postId?: number;
+  /**
+   * The transaction looks for the brand's next free queue slot (a QUEUE post): a store whose reads are
+   * round trips may read the start of that walk in the round trip that begins the transaction.
+   */
+  walksQueue?: boolean;
 }
 
 export interface Store {

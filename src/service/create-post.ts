@@ -119,7 +119,7 @@ export async function createPost(context: PostContext, request: unknown): Promis
       await preflight;
       return { id, message: describeOutcome({ ...target, id, dueAtMs: timing.dueAtMs }) };
     },
-    { brandId: brand.id },
+    { brandId: brand.id, walksQueue: payload.publishMode === 'QUEUE' },
   );
   if (payload.publishMode !== 'DRAFT' && !created.duplicate) context.onPlanChanged?.();
   return withWarnings(created, await preflight);

@@ -1,7 +1,8 @@
 /**
  * What create_post sends to PostgreSQL inside its transaction, one round trip each, in order: BEGIN with
- * the brand's lock and plan, the queue's planned times (QUEUE only), the insert that looks for an
- * earlier post it repeats in the same statement, COMMIT. The earlier post is read only when it exists.
+ * the brand's lock and plan (and, for QUEUE, the planned times after the run it remembers), the insert
+ * that looks for an earlier post it repeats in the same statement, COMMIT. The earlier post is read only
+ * when it exists.
  */
 import { expect, it } from 'vitest';
 import { openLocalRuntime } from '../../src/local-runtime.js';
@@ -30,7 +31,7 @@ function postStatements(texts: readonly string[]): string[] {
     .map((text) => LABELS.find(([pattern]) => pattern.test(text))?.[1] ?? text);
 }
 
-it('sends one statement per round trip: BEGIN, [planned times], the insert unless repeated, COMMIT', async () => {
+it('sends one statement per round trip: BEGIN (with the planned times of the queue), the insert unless repeated, COMMIT', async () => {
   const url = await postgres.database({ empty: true });
   const runtime = await openLocalRuntime({
     dataDir: makeTempDir(),
@@ -43,7 +44,9 @@ it('sends one statement per round trip: BEGIN, [planned times], the insert unles
       service.createPost({ brandId: 1, collectionId: 1, publishMode, caption, ...extra });
     await create('QUEUE', 'Warm the queue run');
     const queued = await statementsOf(() => create('QUEUE', 'Queued'));
-    expect(postStatements(queued)).toEqual(['BEGIN', 'planned times', 'INSERT unless repeated', 'COMMIT']);
+    // The queue's planned times are read with BEGIN, from the end of the run the first call walked.
+    expect(postStatements(queued)).toEqual(['BEGIN', 'INSERT unless repeated', 'COMMIT']);
+    expect(queued.find((text) => text.startsWith('BEGIN'))).toMatch(/SELECT DISTINCT due_at_ms FROM posts/);
     const drafted = await statementsOf(() => create('DRAFT', 'Drafted', { idempotencyKey: 'd-1' }));
     expect(postStatements(drafted)).toEqual(['BEGIN', 'INSERT unless repeated', 'COMMIT']);
     // A repeat: the insert stores nothing, then the earlier post is read for the answer.

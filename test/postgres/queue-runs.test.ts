@@ -201,3 +201,48 @@ it('reads the brand’s plan in BEGIN’s round trip, and reads it again once th
     untargeted.filter((text) => text.includes('plan_version') && !text.startsWith('BEGIN')),
   ).toHaveLength(1);
 });
+
+it('reads a queue walk’s first planned times with BEGIN, from the end of the run it remembers, and uses them for that walk only', async () => {
+  const { a, b, ws, brand } = await twoInstances();
+  const walking = { brandId: brand.id, walksQueue: true };
+  const ours: { id: number; slot: number }[] = [];
+  for (let i = 0; i < 3; i++) ours.push(await a.transaction((tx) => queuePost(tx, ws, brand), walking));
+  // The other instance takes the next two slots. Inserts free nothing: A's run is still trusted, and
+  // what A reads with BEGIN, from the run's end, holds B's posts.
+  const theirs: { id: number; slot: number }[] = [];
+  for (let i = 0; i < 2; i++) theirs.push(await b.transaction((tx) => queuePost(tx, ws, brand), walking));
+  expect(theirs[0]!.slot).toBeGreaterThan(ours[2]!.slot);
+  const free = await b.transaction((tx) => nextFreeQueueSlot(tx, brand, NOW));
+  expect(free).toBeGreaterThan(theirs[1]!.slot);
+  const plannedReads = (texts: string[]) =>
+    texts.filter((text) => text.includes('SELECT DISTINCT due_at_ms'));
+  let slot: number | undefined;
+  const sent = await statementsOf(async () => {
+    ({ slot } = await a.transaction((tx) => queuePost(tx, ws, brand), walking));
+  });
+  expect(slot).toBe(free);
+  expect(plannedReads(sent)).toHaveLength(1);
+  expect(plannedReads(sent)[0]).toMatch(/^BEGIN; /);
+  // Two changes later A's run is not trusted: the walk starts from now, not where BEGIN read from, so
+  // that read is left unused and the slot freed first is taken.
+  await b.transaction((tx) => tx.posts.remove(ours[1]!.id));
+  await b.transaction((tx) => tx.posts.remove(theirs[0]!.id));
+  const again = await statementsOf(async () => {
+    ({ slot } = await a.transaction((tx) => queuePost(tx, ws, brand), walking));
+  });
+  expect(slot).toBe(ours[1]!.slot);
+  expect(plannedReads(again)).toHaveLength(2);
+  // What BEGIN read is stale once the transaction has written: a post it stored at the next free slot
+  // (an insert frees nothing, so the run is still trusted) holds that slot, and the walk reads past it.
+  const next = await b.transaction((tx) => nextFreeQueueSlot(tx, brand, NOW));
+  const after = await a.transaction(async (tx) => {
+    await tx.posts.insert(newPost(ws, { status: 'scheduled', dueAtMs: next! }));
+    return queuePost(tx, ws, brand);
+  }, walking);
+  expect(after.slot).toBeGreaterThan(next!);
+  // Without walksQueue, BEGIN reads no planned times.
+  const plain = await statementsOf(() =>
+    a.transaction((tx) => queuePost(tx, ws, brand), { brandId: brand.id }),
+  );
+  expect(plannedReads(plain).filter((text) => text.startsWith('BEGIN'))).toEqual([]);
+});

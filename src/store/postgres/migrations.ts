@@ -12,7 +12,7 @@
 import type { Pool, PoolClient } from 'pg';
 import { StorageStartError } from '../../domain/errors.js';
 import { LOCK_NAMESPACE, MIGRATION_LOCK } from './advisory-locks.js';
-import { checkOut, giveBack } from './sql.js';
+import { checkOut, giveBack } from './pool-connections.js';
 
 const MIGRATIONS: readonly string[] = [
   `

@@ -10,7 +10,7 @@ import type {
 } from '../../ports.js';
 import type { AsyncPostStore } from './async-port.js';
 import { minimum, nullableNumber, nullableString } from './records.js';
-import { PLAN_OF_BRAND, type Row, type Sql, type SqlParam } from './sql.js';
+import { literal, PLAN_OF_BRAND, type Row, type Sql, type SqlParam } from './sql.js';
 
 const COLUMNS = `id, brand_id, collection_id, user_id, publish_mode, status, payload, due_at_ms, idempotency_key,
   content_hash, created_at_ms, updated_at_ms, published_at_ms`;
@@ -71,6 +71,18 @@ function where(brandId: number, filter: PostFilter): { sql: string; params: SqlP
 const PLANNED = `brand_id = $1 AND due_at_ms >= $2 AND status IN ('queued', 'scheduled')`;
 
 /**
+ * How many planned times a queue walk's first read asks for (queue-slot.ts), read ahead with BEGIN from
+ * the end of the brand's remembered run: the free slot is usually right there.
+ */
+const READ_AHEAD = 16;
+
+/** `plannedTimesFrom`'s statement with its values written in (integers), for a read made with BEGIN. */
+function plannedTimesRead(brandId: number, fromMs: number, limit: number): string {
+  const planned = `brand_id = ${literal(brandId)} AND due_at_ms >= ${literal(fromMs)} AND status IN ('queued', 'scheduled')`;
+  return `SELECT DISTINCT due_at_ms FROM posts WHERE ${planned} ORDER BY due_at_ms LIMIT ${literal(limit)}`;
+}
+
+/**
  * The runs of held queue slots this instance walked, by brand, each with the brand's `plan_version` (a
  * count of the transactions that could free a planned time, kept by triggers: migrations 2 and 3) read
  * before the walk. A run is trusted while the count is the same, whichever instance changed the plan;
@@ -120,6 +132,16 @@ export class PostgresPostStore implements AsyncPostStore {
     return remembered.version + 1 === version && Array.isArray(freed)
       ? { ...remembered.run, freedMs: freed.map(Number) }
       : undefined;
+  }
+
+  /**
+   * For a transaction that walks the brand's queue: the walk's first read of planned times, from the end
+   * of the run this instance remembers, to be made in BEGIN's round trip (`plannedTimesFrom` takes its
+   * rows when the walk asks for them). None without a remembered run.
+   */
+  queueReadAhead(brandId: number): string | undefined {
+    const remembered = this.memo.get(brandId);
+    return remembered && plannedTimesRead(brandId, remembered.run.untilMs, READ_AHEAD);
   }
 
   async rememberHeldQueueRun(brandId: number, run: HeldQueueRun): Promise<void> {
@@ -280,6 +302,12 @@ export class PostgresPostStore implements AsyncPostStore {
   }
 
   async plannedTimesFrom(brandId: number, fromMs: number, limit: number): Promise<number[]> {
+    // Read with BEGIN: as good as a statement now (the brand's lock was held, nothing written since).
+    // Its first `limit` times, unless it was cut short of what is asked.
+    const ahead = this.sql.takeReadAtBegin(plannedTimesRead(brandId, fromMs, READ_AHEAD));
+    if (ahead && (limit <= READ_AHEAD || ahead.length < READ_AHEAD)) {
+      return ahead.slice(0, limit).map((row) => Number(row.due_at_ms));
+    }
     const rows = await this.sql.all(
       `SELECT DISTINCT due_at_ms FROM posts WHERE ${PLANNED} ORDER BY due_at_ms LIMIT $3`,
       brandId,

@@ -89,7 +89,12 @@ export class PostgresStore implements AsyncStore {
         throw error;
       }
     }
-    return this.outermost((bound) => this.sql.transaction(bound, target), work);
+    // A queue walk's first read goes with BEGIN (post-rows.ts `queueReadAhead`): one round trip fewer.
+    const readAhead =
+      target?.walksQueue && target.postId === undefined
+        ? this.posts.queueReadAhead(target.brandId)
+        : undefined;
+    return this.outermost((bound) => this.sql.transaction(bound, target, readAhead), work);
   }
 
   async tryTransaction(work: (tx: AsyncStore) => Promise<void>, target: TransactionTarget): Promise<boolean> {

@@ -20,6 +20,7 @@ import type { Pool, PoolClient, QueryResult } from 'pg';
 import { StorageFullError, StorageReadOnlyError } from '../../domain/errors.js';
 import type { TransactionTarget } from '../../ports.js';
 import { lockStatements } from './advisory-locks.js';
+import { checkOut, giveBack } from './pool-connections.js';
 import { driverParams, statement } from './statements.js';
 
 /** A statement parameter; arrays become PostgreSQL arrays (`= ANY($1)`), bytes become bytea. */
@@ -39,9 +40,15 @@ export interface Sql {
   /**
    * Runs `work` in one transaction, on one connection (`sql` is bound to it), under the locks of
    * `target` (see above): everything or nothing is written. Inside another, it is a savepoint, under the
-   * outer transaction's locks: when `work` throws, only its own writes are undone.
+   * outer transaction's locks: when `work` throws, only its own writes are undone. `readAtBegin`: a read
+   * without parameters (integers written in) made in BEGIN's round trip, once the locks are granted, for
+   * `takeReadAtBegin` (ignored inside another transaction).
    */
-  transaction<T>(work: (sql: Sql) => Promise<T>, target?: TransactionTarget): Promise<T>;
+  transaction<T>(
+    work: (sql: Sql) => Promise<T>,
+    target?: TransactionTarget,
+    readAtBegin?: string,
+  ): Promise<T>;
   /**
    * As `transaction` (outside one), unless another transaction holds the target's brand: then `work`
    * does not run, and the answer is false at once.
@@ -69,6 +76,11 @@ export interface Sql {
    * Undefined otherwise: read them with a statement.
    */
   takePlanAtBegin(brandId: number): { row: Row | undefined } | undefined;
+  /**
+   * The rows of the transaction's `readAtBegin`, if its text is `text`: given once, and only while the
+   * transaction has written nothing (as `takePlanAtBegin`). Undefined otherwise: run the statement.
+   */
+  takeReadAtBegin(text: string): Row[] | undefined;
 }
 
 /** An integer written into a statement's text (`script`, `atCommit`): anything else is refused. */
@@ -107,7 +119,11 @@ const READ = /^\s*SELECT\b/i;
 abstract class Statements implements Sql {
   abstract readonly inTransaction: boolean;
   protected abstract query(text: string, params: unknown[]): Promise<QueryResult<Row>>;
-  abstract transaction<T>(work: (sql: Sql) => Promise<T>, target?: TransactionTarget): Promise<T>;
+  abstract transaction<T>(
+    work: (sql: Sql) => Promise<T>,
+    target?: TransactionTarget,
+    readAtBegin?: string,
+  ): Promise<T>;
   abstract tryTransaction(work: (sql: Sql) => Promise<void>, target: TransactionTarget): Promise<boolean>;
   abstract atomic<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
 
@@ -136,32 +152,16 @@ abstract class Statements implements Sql {
   takePlanAtBegin(_brandId: number): { row: Row | undefined } | undefined {
     return undefined;
   }
+
+  takeReadAtBegin(_text: string): Row[] | undefined {
+    return undefined;
+  }
 }
 
 /** A simple query of several statements answers one result per statement: the last one's rows. */
 function lastRows(result: QueryResult<Row> | QueryResult<Row>[]): Row[] {
   return (Array.isArray(result) ? result[result.length - 1]!.rows : result.rows) ?? [];
 }
-
-/**
- * A connection of the pool for a caller's own use. The pool stops listening to a connection's errors
- * while it is lent out, and node-postgres raises an 'error' event when the server drops it (a restart,
- * a network cut): unheard, that event would end the process. The statements under way fail all the
- * same, and so does the ROLLBACK after them, which has the connection discarded when given back.
- */
-export async function checkOut(pool: Pool): Promise<PoolClient> {
-  const client = await pool.connect();
-  client.on('error', ignoreLentConnectionError);
-  return client;
-}
-
-/** Gives back a connection of `checkOut`; `broken` discards it. */
-export function giveBack(client: PoolClient, broken?: Error): void {
-  client.removeListener('error', ignoreLentConnectionError);
-  client.release(broken);
-}
-
-function ignoreLentConnectionError(): void {}
 
 /** Statements on any connection of the pool; a transaction checks one out for its whole length. */
 export class PoolSql extends Statements {
@@ -179,8 +179,12 @@ export class PoolSql extends Statements {
     }
   }
 
-  async transaction<T>(work: (sql: Sql) => Promise<T>, target?: TransactionTarget): Promise<T> {
-    return (await this.run(work, target, false)).result as T;
+  async transaction<T>(
+    work: (sql: Sql) => Promise<T>,
+    target?: TransactionTarget,
+    readAtBegin?: string,
+  ): Promise<T> {
+    return (await this.run(work, target, false, readAtBegin)).result as T;
   }
 
   async tryTransaction(work: (sql: Sql) => Promise<void>, target: TransactionTarget): Promise<boolean> {
@@ -191,13 +195,14 @@ export class PoolSql extends Statements {
     work: (sql: Sql) => Promise<T>,
     target: TransactionTarget | undefined,
     ifFree: boolean,
+    readAtBegin?: string,
   ): Promise<{ ran: boolean; result?: T }> {
     const client = await checkOut(this.pool);
     const tx = new TransactionSql(client);
     // A connection whose ROLLBACK failed is in an unknown state: the pool must not hand it out again.
     let broken: Error | undefined;
     try {
-      if (!(await tx.begin(target, ifFree))) {
+      if (!(await tx.begin(target, ifFree, readAtBegin))) {
         broken = await tx.rollBack();
         return { ran: false };
       }
@@ -238,6 +243,8 @@ class TransactionSql extends Statements {
   private readonly deferred: Array<{ text: string; depth: number }> = [];
   /** The brand's plan read with BEGIN (`takePlanAtBegin`), until taken or until a write. */
   private planAtBegin: { brandId: number; row: Row | undefined } | undefined;
+  /** The rows of the read made with BEGIN (`takeReadAtBegin`), until taken or until a write. */
+  private readAtBegin: { text: string; rows: Row[] } | undefined;
 
   constructor(private readonly client: PoolClient) {
     super();
@@ -247,7 +254,10 @@ class TransactionSql extends Statements {
   protected async query(text: string, params: unknown[]): Promise<QueryResult<Row>> {
     if (this.aborted !== undefined) throw this.aborted;
     // Anything but a read may change the brand's plan (its triggers count changes to planned posts).
-    if (this.planAtBegin && !READ.test(text)) this.planAtBegin = undefined;
+    if (!READ.test(text)) {
+      this.planAtBegin = undefined;
+      this.readAtBegin = undefined;
+    }
     try {
       return await this.control(text, params);
     } catch (error) {
@@ -271,15 +281,26 @@ class TransactionSql extends Statements {
    * BEGIN and the target's locks in one round trip (no parameters: a simple query may hold several);
    * `ifFree`: the brand's lock only if no one holds it. Whether the locks were taken.
    */
-  async begin(target: TransactionTarget | undefined, ifFree = false): Promise<boolean> {
+  async begin(target: TransactionTarget | undefined, ifFree = false, readAtBegin?: string): Promise<boolean> {
+    const statements = ['BEGIN', ...lockStatements(target, ifFree)];
+    if (ifFree) return lastRows(await this.control(statements.join('; ')))[0]?.locked === true;
     // A transaction holding a brand's lock alone reads its plan in the same round trip: one fewer for
     // create_post's queue walk (queue-slot.ts), a few microseconds of the server's for the others.
-    const planOf = target && target.postId === undefined && !ifFree ? target.brandId : undefined;
-    const statements = ['BEGIN', ...lockStatements(target, ifFree)];
+    const planOf = target && target.postId === undefined ? target.brandId : undefined;
     if (planOf !== undefined) statements.push(`${PLAN_OF_BRAND} WHERE id = ${literal(planOf)}`);
-    const results = (await this.control(statements.join('; '))) as QueryResult<Row> | QueryResult<Row>[];
-    if (planOf !== undefined) this.planAtBegin = { brandId: planOf, row: lastRows(results)[0] };
-    return !ifFree || lastRows(results)[0]?.locked === true;
+    if (readAtBegin !== undefined) statements.push(readAtBegin);
+    const results = [await this.control(statements.join('; '))].flat() as QueryResult<Row>[];
+    const rowsOf = (fromEnd: number) => results[results.length - fromEnd]?.rows ?? [];
+    if (readAtBegin !== undefined) this.readAtBegin = { text: readAtBegin, rows: rowsOf(1) };
+    if (planOf !== undefined) this.planAtBegin = { brandId: planOf, row: rowsOf(readAtBegin ? 2 : 1)[0] };
+    return true;
+  }
+
+  override takeReadAtBegin(text: string): Row[] | undefined {
+    const read = this.readAtBegin;
+    if (read?.text !== text) return undefined;
+    this.readAtBegin = undefined;
+    return read.rows;
   }
 
   override takePlanAtBegin(brandId: number): { row: Row | undefined } | undefined {
@@ -331,7 +352,11 @@ class TransactionSql extends Statements {
     return true;
   }
 
-  async transaction<T>(work: (sql: Sql) => Promise<T>, _target?: TransactionTarget): Promise<T> {
+  async transaction<T>(
+    work: (sql: Sql) => Promise<T>,
+    _target?: TransactionTarget,
+    _readAtBegin?: string,
+  ): Promise<T> {
     if (this.aborted !== undefined) throw this.aborted;
     const name = `sp_${this.depth}`;
     await this.control(`SAVEPOINT ${name}`);
