@@ -115,8 +115,8 @@ async function runLocalStdio(config: Config): Promise<void> {
     import('./service/local-service.js'),
   ]);
   const runtime = await openLocalRuntime(config);
-  const events = new PublishingEventFeed();
-  runtime.eventRelay.hear(events.emit);
+  // Other instances' events are heard while a session listens (PostgreSQL: LISTEN only then).
+  const events = new PublishingEventFeed((emit) => runtime.eventRelay.hear(emit));
   const engine = deferredEngine(async () => {
     const { startPublishingEngine } = await import('./publish/engine.js');
     return startPublishingEngine(engineOptions(config, runtime, events));
@@ -229,8 +229,8 @@ async function runServe(config: Config): Promise<void> {
     for (const { user, apiKey } of await issueMissingApiKeys(runtime.store)) {
       logInfo(`API key of ${user.name}, shown this once (only its hash is stored): ${apiKey}`);
     }
-    const events = new PublishingEventFeed();
-    runtime.eventRelay.hear(events.emit);
+    // Other instances' events are heard while a session listens (PostgreSQL: LISTEN only then).
+    const events = new PublishingEventFeed((emit) => runtime.eventRelay.hear(emit));
     const engine = await startPublishingEngine(engineOptions(config, runtime, events));
     const http = createHttpApp({
       runtime,

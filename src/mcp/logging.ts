@@ -10,6 +10,14 @@ import type { PublishingEvent, PublishingEventSink } from '../ports.js';
 /** Fans the engine's events out to the sessions open at the time: a session hears nothing from before. */
 export class PublishingEventFeed {
   private readonly listeners = new Set<PublishingEventSink>();
+  /** Ends what `whileHeard` started, while the feed has listeners. */
+  private unheard: (() => void) | undefined;
+
+  /**
+   * `whileHeard`: started when the first session subscribes, ended (by the function it returns) when the
+   * last one leaves: hearing the other instances' events (EventRelay.hear) costs only while someone listens.
+   */
+  constructor(private readonly whileHeard?: (emit: PublishingEventSink) => () => void) {}
 
   /** The engine's sink. Never throws: one session's failure is not the engine's. */
   readonly emit: PublishingEventSink = (event) => {
@@ -25,8 +33,12 @@ export class PublishingEventFeed {
   /** Returns the unsubscribe function. */
   subscribe(listener: PublishingEventSink): () => void {
     this.listeners.add(listener);
+    if (this.listeners.size === 1) this.unheard ??= this.whileHeard?.(this.emit);
     return () => {
       this.listeners.delete(listener);
+      if (this.listeners.size > 0) return;
+      this.unheard?.();
+      this.unheard = undefined;
     };
   }
 

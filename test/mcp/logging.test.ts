@@ -25,6 +25,7 @@ type Message = LoggingMessageNotification['params'];
 
 let h: McpHarness;
 let feed: PublishingEventFeed;
+let hearingOthers = 0;
 let received: Message[];
 let scheduler: Scheduler | undefined;
 let receiver: Receiver | undefined;
@@ -58,7 +59,12 @@ async function waitFor(messages: Message[], data: string): Promise<void> {
 }
 
 beforeEach(async () => {
-  feed = new PublishingEventFeed();
+  // What serve does with the feed: hear the other instances' events while a session listens.
+  hearingOthers = 0;
+  feed = new PublishingEventFeed(() => {
+    hearingOthers++;
+    return () => hearingOthers--;
+  });
   h = await openMcpHarness({ publishingEvents: feed });
   received = listen(h.client);
 });
@@ -193,8 +199,32 @@ describe('MCP logging of publishing', () => {
     expect(received.filter((m) => (m.data as string).includes(`post ${bos.id}`))).toEqual([]);
 
     expect(feed.size).toBe(1);
+    expect(hearingOthers).toBe(1);
     await h.client.close();
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect(feed.size).toBe(0);
+    expect(hearingOthers).toBe(0);
   });
+});
+
+it('hears the other instances from the first session that listens until the last one leaves', () => {
+  const told: string[] = [];
+  let hearing = 0;
+  const relayed = new PublishingEventFeed((emit) => {
+    hearing++;
+    // The relay hands the other instances' events to the feed's sessions.
+    emit({ level: 'info', message: 'post 9: published elsewhere', brandId: 1, postId: 9 });
+    return () => hearing--;
+  });
+  expect(hearing).toBe(0);
+  const first = relayed.subscribe((event) => told.push(`first: ${event.message}`));
+  const second = relayed.subscribe((event) => told.push(`second: ${event.message}`));
+  expect(hearing).toBe(1);
+  expect(told).toEqual(['first: post 9: published elsewhere']);
+  first();
+  expect(hearing).toBe(1);
+  second();
+  expect(hearing).toBe(0);
+  relayed.subscribe(() => undefined)();
+  expect(hearing).toBe(0);
 });

@@ -5,6 +5,7 @@
  * was announced meanwhile is lost); and the publishing engine, sleeping its longest sleep, publishes a
  * post another instance planned at once instead of at its next poll.
  */
+import { createRequire } from 'node:module';
 import pg from 'pg';
 import { expect, it } from 'vitest';
 import { type PublishingEvent, systemClock } from '../../src/ports.js';
@@ -259,3 +260,55 @@ it('announces the deliveries its engine created by starting due posts, for the o
     await signalA.close();
   }
 });
+
+it('listens for relayed events only while it has hearers (a REST-only instance is not woken by them)', () =>
+  withTwoSignals(async ({ signalA, signalB }) => {
+    // Every notification on the event channel that reaches a connection of this process: only A's
+    // listener can get one (B listens for nothing, so it has no listening connection). Watched at the
+    // project's own node-postgres, which the store uses (test/postgres has another copy).
+    const projectPg = createRequire(new URL('../../package.json', import.meta.url))('pg') as typeof pg;
+    const proto = projectPg.Client.prototype as unknown as {
+      emit: (name: string, ...args: unknown[]) => boolean;
+    };
+    const original = proto.emit;
+    let eventNotifications = 0;
+    proto.emit = function (this: unknown, name: string, ...args: unknown[]) {
+      if (name === 'notification' && (args[0] as { channel?: string }).channel === EVENT_CHANNEL) {
+        eventNotifications++;
+      }
+      return original.call(this, name, ...args);
+    };
+    try {
+      let woken = 0;
+      signalA.listen(() => woken++);
+      await waitFor(() => signalA.listening);
+      expect(signalA.hearing).toBe(false);
+      /** B relays; then, once its batch has gone, announces: A hears the announcement after the batch. */
+      const relayThenFence = async (postId: number) => {
+        signalB.relay({ level: 'info', message: `post ${postId}: published`, brandId: 1, postId });
+        await sleep(100);
+        const before = woken;
+        await signalB.announce();
+        await waitFor(() => woken > before);
+      };
+      await relayThenFence(1);
+      expect(eventNotifications).toBe(0);
+      // A session comes: A listens, and hears what B relays from then on.
+      const heard: PublishingEvent[] = [];
+      const unhear = signalA.hear((event) => heard.push(event));
+      await waitFor(() => signalA.hearing);
+      await relayThenFence(2);
+      await waitFor(() => heard.length === 1);
+      expect(heard[0]!.postId).toBe(2);
+      const whileHearing = eventNotifications;
+      expect(whileHearing).toBeGreaterThan(0);
+      // The last session leaves: no more notifications reach A, and it still wakes on plan changes.
+      unhear();
+      await waitFor(() => !signalA.hearing);
+      await relayThenFence(3);
+      expect(eventNotifications).toBe(whileHearing);
+      expect(heard).toHaveLength(1);
+    } finally {
+      proto.emit = original;
+    }
+  }));

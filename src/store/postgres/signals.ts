@@ -45,6 +45,9 @@ export class PostgresSignals implements PlanSignal, EventRelay {
   private client: Client | undefined;
   /** The connection whose LISTEN has succeeded. */
   private listeningOn: Client | undefined;
+  /** Whether the listening connection was last asked to LISTEN on the event channel (hearers); where it does. */
+  private eventsAsked = false;
+  private hearingOn: Client | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
   private retryMs = FIRST_RETRY_MS;
   /** Since when the listening connection has been down (logged once per outage); 0 while up. */
@@ -127,7 +130,39 @@ export class PostgresSignals implements PlanSignal, EventRelay {
   }
 
   hear(listener: PublishingEventSink): () => void {
-    return this.subscribe(this.hearers, listener);
+    const unsubscribe = this.subscribe(this.hearers, listener);
+    this.followHearers();
+    return () => {
+      unsubscribe();
+      this.followHearers();
+    };
+  }
+
+  /** Whether the listening connection LISTENs on the event channel: hearers hear what is relayed now. */
+  get hearing(): boolean {
+    return this.listening && this.hearingOn === this.client;
+  }
+
+  /**
+   * LISTEN on the event channel while this instance has hearers (its MCP sessions), UNLISTEN once it has
+   * none: PostgreSQL wakes every listener of the channel for every batch any instance relays, work that
+   * grows with the square of the instances, which an instance without sessions (REST only) need not do.
+   */
+  private followHearers(): void {
+    const client = this.listeningOn;
+    // Not connected yet, or reconnecting: `connect` LISTENs as the hearers are then.
+    if (!client || client !== this.client) return;
+    const wanted = this.hearers.size > 0;
+    if (wanted === this.eventsAsked) return;
+    this.eventsAsked = wanted;
+    client.query(`${wanted ? 'LISTEN' : 'UNLISTEN'} ${EVENT_CHANNEL}`).then(
+      () => {
+        if (this.client === client && this.eventsAsked === wanted)
+          this.hearingOn = wanted ? client : undefined;
+      },
+      // The connection is lost: its error handler reconnects, and LISTENs as the hearers are then.
+      () => undefined,
+    );
   }
 
   private get subscribers(): number {
@@ -183,9 +218,10 @@ export class PostgresSignals implements PlanSignal, EventRelay {
       if (message.channel === PLAN_CHANNEL && message.payload !== this.instanceId) this.wakeAll();
       if (message.channel === EVENT_CHANNEL) this.tellHearers(message.payload);
     });
+    const hearing = this.hearers.size > 0;
     try {
       await client.connect();
-      await client.query(`LISTEN ${PLAN_CHANNEL}; LISTEN ${EVENT_CHANNEL}`);
+      await client.query(`LISTEN ${PLAN_CHANNEL}${hearing ? `; LISTEN ${EVENT_CHANNEL}` : ''}`);
     } catch (error) {
       onLost(error as Error);
       return;
@@ -195,6 +231,10 @@ export class PostgresSignals implements PlanSignal, EventRelay {
       return;
     }
     this.listeningOn = client;
+    this.eventsAsked = hearing;
+    this.hearingOn = hearing ? client : undefined;
+    // Sessions that came or went while it connected.
+    this.followHearers();
     this.retryMs = FIRST_RETRY_MS;
     if (this.downSince !== 0) {
       this.options.log(
@@ -232,6 +272,8 @@ export class PostgresSignals implements PlanSignal, EventRelay {
   }
 
   private tellHearers(payload: string | undefined): void {
+    // This instance's own (it heard them at once), or nobody to tell: not worth parsing.
+    if (this.hearers.size === 0 || payload?.startsWith(`{"from":"${this.instanceId}"`)) return;
     let parsed: { from?: unknown; events?: unknown; event?: unknown };
     try {
       parsed = JSON.parse(payload ?? '') as typeof parsed;
