@@ -525,7 +525,9 @@ export async function postgresInstances(
     });
     const deliveries = await deliveryThroughput(url, sql, ws, {
       posts: options.posts ?? 1_000,
-      warmup: options.warmup ?? 100,
+      // 1,000 posts (3,000 deliveries) per instance: after 100, a fresh instance was still compiling
+      // (CPU per delivery at one instance 640–840 µs, against 600–620 µs after 1,000: docs/benchmarks.md).
+      warmup: options.warmup ?? 1_000,
       repeats: options.repeats ?? 5,
     });
     // Read beside the instance counts: what adding a process costs on this machine with no service.
