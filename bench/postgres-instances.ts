@@ -538,8 +538,32 @@ export async function postgresInstances(
     for (const figure of deliveries) {
       if (figure.reference) figure.details = { ...figure.details, machineRatios: rounded(machine.ratios) };
     }
-    return [...rest, ...deliveries, ...machine.figures];
+    return [
+      ...rest,
+      ...deliveries,
+      ...machine.figures,
+      ...againstMachine([...rest, ...deliveries], machine.ratios),
+    ];
   } finally {
     await sql.close();
   }
+}
+
+/**
+ * Each 3-against-2 ratio of the service beside the bare clients' own, measured in the same run: above 1,
+ * the instances lose less to a third process than the machine itself does (no convoy of ours).
+ */
+function againstMachine(figures: readonly Figure[], machine: Record<string, number>): Figure[] {
+  const bare = machine['3 against 2'];
+  if (bare === undefined) return [];
+  return figures
+    .filter((figure) => figure.ratio !== undefined && / 3 serve instances /.test(figure.name))
+    .map((figure) => ({
+      name: `${figure.name.replace(/ \(.*$/, '')}: 3 against 2, beside bare clients' 3 against 2`,
+      value: figure.ratio! / bare,
+      unit: '×',
+      reference: { name: 'bare clients', value: bare },
+      bar: '(diagnostic: ≥ 1 = the instances lose no more than the machine does)',
+      details: { service: figure.ratio, machine: bare },
+    }));
 }
