@@ -320,10 +320,7 @@ export interface TransactionTarget {
    * the one that settles the post wait for the others that might.
    */
   postId?: number;
-  /**
-   * The transaction looks for the brand's next free queue slot (a QUEUE post): a store whose reads are
-   * round trips may read the start of that walk in the round trip that begins the transaction.
-   */
+  /** It looks for the brand's next free queue slot: a store may read the walk's start as it begins. */
   walksQueue?: boolean;
 }
 
