@@ -526,7 +526,7 @@ export async function postgresInstances(
     const deliveries = await deliveryThroughput(url, sql, ws, {
       posts: options.posts ?? 1_000,
       // 1,000 posts (3,000 deliveries) per instance: after 100, a fresh instance was still compiling
-      // (CPU per delivery at one instance 640–840 µs, against 600–620 µs after 1,000: docs/benchmarks.md).
+      // (CPU per delivery at one instance 643–843 µs, against 597–623 µs after 1,000: docs/benchmarks.md).
       warmup: options.warmup ?? 1_000,
       repeats: options.repeats ?? 5,
     });

@@ -76,10 +76,13 @@ const PLANNED = `brand_id = $1 AND due_at_ms >= $2 AND status IN ('queued', 'sch
  */
 const READ_AHEAD = 16;
 
-/** `plannedTimesFrom`'s statement with its values written in (integers), for a read made with BEGIN. */
+/** The planned times of a brand from a due time on, distinct and in order ($1 brand, $2 from, $3 limit). */
+const PLANNED_TIMES = `SELECT DISTINCT due_at_ms FROM posts WHERE ${PLANNED} ORDER BY due_at_ms LIMIT $3`;
+
+/** `PLANNED_TIMES` with its values written in (integers), for a read made with BEGIN. */
 function plannedTimesRead(brandId: number, fromMs: number, limit: number): string {
-  const planned = `brand_id = ${literal(brandId)} AND due_at_ms >= ${literal(fromMs)} AND status IN ('queued', 'scheduled')`;
-  return `SELECT DISTINCT due_at_ms FROM posts WHERE ${planned} ORDER BY due_at_ms LIMIT ${literal(limit)}`;
+  const values = [brandId, fromMs, limit];
+  return PLANNED_TIMES.replace(/\$(\d)/g, (_, n: string) => literal(values[Number(n) - 1]!));
 }
 
 /**
@@ -308,12 +311,7 @@ export class PostgresPostStore implements AsyncPostStore {
     if (ahead && (limit <= READ_AHEAD || ahead.length < READ_AHEAD)) {
       return ahead.slice(0, limit).map((row) => Number(row.due_at_ms));
     }
-    const rows = await this.sql.all(
-      `SELECT DISTINCT due_at_ms FROM posts WHERE ${PLANNED} ORDER BY due_at_ms LIMIT $3`,
-      brandId,
-      fromMs,
-      limit,
-    );
+    const rows = await this.sql.all(PLANNED_TIMES, brandId, fromMs, limit);
     return rows.map((row) => Number(row.due_at_ms));
   }
 

@@ -45,8 +45,9 @@ export class PostgresSignals implements PlanSignal, EventRelay {
   private client: Client | undefined;
   /** The connection whose LISTEN has succeeded. */
   private listeningOn: Client | undefined;
-  /** Whether the listening connection was last asked to LISTEN on the event channel (hearers); where it does. */
+  /** Whether the listening connection was last asked to LISTEN on the event channel (it has hearers). */
   private eventsAsked = false;
+  /** The connection whose LISTEN on the event channel has succeeded (`hearing`). */
   private hearingOn: Client | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
   private retryMs = FIRST_RETRY_MS;
