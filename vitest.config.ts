@@ -20,6 +20,7 @@ const ON_POSTGRES = [
   'test/rest/media.test.ts',
   'test/rest/pagination.test.ts',
   'test/rest/resources.test.ts',
+  'test/rest/stored-limits.test.ts',
   'test/mcp/lifecycle-tools.test.ts',
   'test/service/concurrent-calls.test.ts',
   'test/service/create-post-preflight.test.ts',

@@ -160,11 +160,23 @@ function customMessage(rule: CustomRule | undefined, attribute: string): string 
   }
 }
 
+/**
+ * zod's `int()` bounds a number to the safe integers itself: past both that and the field's own limit,
+ * a value would be told two limits. Only the field's own (the tighter one) is said.
+ */
+function impliedBySafeInteger(issue: z.core.$ZodIssue, issues: readonly z.core.$ZodIssue[]): boolean {
+  if (issue.code !== 'too_big' && issue.code !== 'too_small') return false;
+  const bound = Number(issue.code === 'too_big' ? issue.maximum : issue.minimum);
+  if (Math.abs(bound) !== Number.MAX_SAFE_INTEGER) return false;
+  const key = fieldKey(issue.path);
+  return issues.some((other) => other !== issue && other.code === issue.code && fieldKey(other.path) === key);
+}
+
 /** Turns every zod issue into the field errors of the interface, all of them, keyed by dotted path. */
 export function fieldErrorsFromIssues(issues: readonly z.core.$ZodIssue[]): FieldErrors {
   // A Map, not an object: a field may be named `__proto__`.
   const errors = new Map<string, string[]>();
-  for (const issue of issues) {
+  for (const issue of issues.filter((issue) => !impliedBySafeInteger(issue, issues))) {
     for (const [key, text] of issueMessages(issue)) {
       const list = errors.get(key) ?? [];
       errors.set(key, list);

@@ -30,9 +30,20 @@ export const Poll = z.strictObject({
   explanation: text({ max: 512 }).optional().describe('Shown after voting'),
 });
 
+/**
+ * A year. The spec gives no limit; without one, a delay of 10^13 s put the comment's due time past any
+ * date the interface can write. A year covers every real use and keeps the due time writable.
+ */
+export const COMMENT_DELAY_MAX_SECONDS = 31_536_000;
+
 export const Comment = z.strictObject({
   comment: text({ max: 1000 }),
-  delay: z.number().int().min(0).describe('Seconds after publishing before the comment is posted'),
+  delay: z
+    .number()
+    .int()
+    .min(0)
+    .max(COMMENT_DELAY_MAX_SECONDS)
+    .describe('Seconds after publishing before the comment is posted (at most a year, 31536000)'),
 });
 
 export const MediaElement = z

@@ -4,8 +4,9 @@
  * human description of an instant used in results.
  */
 import { DateTime, IANAZone } from 'luxon';
+import { TIMESTAMP_END_MS } from './timestamps.js';
 
-export { formatTimestamp, isValidTimezone } from './timestamps.js';
+export { formatTimestamp, isValidTimezone, TIMESTAMP_END_MS } from './timestamps.js';
 
 export const SCHEDULED_AT_FORMAT = 'Y-m-d H:i:s';
 const SCHEDULED_AT_PATTERN = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/;
@@ -106,8 +107,6 @@ export type ResolvedLocalTime =
   | { ok: true; epochMs: number }
   | { ok: false; reason: 'format' | 'gap' | 'range' };
 
-/** The first instant a four-digit-year timestamp cannot write: 9999-12-31 evening west of UTC reaches it. */
-export const TIMESTAMP_END_MS = Date.UTC(10_000, 0, 1);
 
 /** Reads a `Y-m-d H:i:s` text in `timezone`; an ambiguous local time resolves to the earlier instant. */
 export function resolveLocalTime(text: string, timezone: string): ResolvedLocalTime {

@@ -11,6 +11,7 @@
  * sends it again and any other fails it with a reason rather than risk sending it twice. Comments are
  * claimed the same way.
  */
+import { TIMESTAMP_END_MS } from '../domain/timestamps.js';
 import type {
   Clock,
   DeliveryRecord,
@@ -276,7 +277,8 @@ export class PublishingPass {
               {
                 externalId: outcome.externalId,
                 url: outcome.url ?? null,
-                commentDueAtMs: comment ? nowMs + comment.delay * 1000 : null,
+                // Bounded for a post stored before the delay had a limit (post-schemas.ts).
+                commentDueAtMs: comment ? Math.min(nowMs + comment.delay * 1000, TIMESTAMP_END_MS - 1) : null,
                 pollCloseAtMs: outcome.closePollAtMs ?? null,
               },
               nowMs,

@@ -220,6 +220,11 @@ const MIGRATIONS: readonly string[] = [
     RETURN NULL;
   END
   $$;
+  `,  // 4: before comment.delay had a limit, a delay of 10^13 s stored a comment due past any date the
+  // interface can write, and every read of that post or its brand's lists failed. Such a time becomes
+  // the last one a timestamp can write.
+  `
+  UPDATE deliveries SET comment_due_at_ms = 253402300799999 WHERE comment_due_at_ms > 253402300799999;
   `,
 ];
 
