@@ -220,7 +220,8 @@ const MIGRATIONS: readonly string[] = [
     RETURN NULL;
   END
   $$;
-  `,  // 4: before comment.delay had a limit, a delay of 10^13 s stored a comment due past any date the
+  `,
+  // 4: before comment.delay had a limit, a delay of 10^13 s stored a comment due past any date the
   // interface can write, and every read of that post or its brand's lists failed. Such a time becomes
   // the last one a timestamp can write.
   `

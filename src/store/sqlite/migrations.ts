@@ -206,7 +206,8 @@ const MIGRATIONS: readonly string[] = [
     SELECT id, api_key_hash, NULL, 'migrated', joined_at_ms FROM users WHERE api_key_hash IS NOT NULL
     ORDER BY joined_at_ms;
   UPDATE users SET api_key_hash = NULL WHERE api_key_hash IS NOT NULL;
-  `,  // 8: before comment.delay had a limit, a delay of 10^13 s stored a comment due past any date the
+  `,
+  // 8: before comment.delay had a limit, a delay of 10^13 s stored a comment due past any date the
   // interface can write, and past what SQLite hands JavaScript as a number: reading that row failed, and
   // with it every list of its brand. Such a time becomes the last one a timestamp can write.
   `
