@@ -132,10 +132,8 @@ async function runLocalStdio(config: Config): Promise<void> {
     const service = new LocalPublishingService(
       {
         ...runtime,
-        onPlanChanged: () => {
-          engine.wake();
-          void runtime.planSignal.announce();
-        },
+        // The other processes were told by the transaction that planned the post (announcePlanChange).
+        onPlanChanged: () => engine.wake(),
         allowLocalPaths: true,
       },
       user,

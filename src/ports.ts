@@ -344,6 +344,13 @@ export interface Store {
   close(): Promise<void>;
   /** Answers a trivial query: the store can be reached and used now (a health check). */
   ping(): Promise<void>;
+  /**
+   * Tells the other processes on the store that the plan changed (PlanSignal), as part of the transaction
+   * under way: when it commits, and only if it does, so that a process killed right after its commit has
+   * told them all the same. Outside a transaction, at once. A store whose processes cannot reach one
+   * another (SQLite) does nothing: they poll.
+   */
+  announcePlanChange(): Promise<void>;
 
   isEmpty(): Promise<boolean>;
   countUsers(): Promise<number>;

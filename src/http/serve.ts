@@ -3,8 +3,8 @@
  * authenticated with the same API keys, and GET /health (health.ts) without a key. Bound to loopback, it
  * refuses other Host and Origin headers (DNS rebinding). Failed keys are throttled per client address
  * across both (auth-throttle.ts). SIGTERM/SIGINT stop it gracefully: /health turns to 503, then no new
- * requests, and the ones under way finish. A post planned here wakes this process's engine and is
- * announced to the other processes on the store (the PlanSignal port).
+ * requests, and the ones under way finish. A post planned here wakes this process's engine; the
+ * transaction that planned it tells the other processes on the store (Store.announcePlanChange).
  */
 import type { AddressInfo } from 'node:net';
 import { serve as serveNode } from '@hono/node-server';
@@ -73,10 +73,8 @@ export function createHttpApp(options: {
   // Over HTTP the caller is not on this machine: an upload path would read the server's files.
   const deps = {
     ...runtime,
-    onPlanChanged: () => {
-      options.engine?.scheduler.wake();
-      void runtime.planSignal.announce();
-    },
+    // The other instances were told by the transaction that planned the post (announcePlanChange).
+    onPlanChanged: () => options.engine?.scheduler.wake(),
     allowLocalPaths: false,
   };
   const health = new HealthCheck({ store: runtime.store, engine: options.engine, log: options.log });

@@ -116,6 +116,7 @@ export async function createPost(context: PostContext, request: unknown): Promis
       if (id === undefined) return repeated((await findRepeated())!);
       if (timing.status === 'publishing')
         await startPublishing(tx, (await tx.posts.find(brand.id, id))!, nowMs);
+      if (payload.publishMode !== 'DRAFT') await tx.announcePlanChange();
       await preflight;
       return { id, message: describeOutcome({ ...target, id, dueAtMs: timing.dueAtMs }) };
     },

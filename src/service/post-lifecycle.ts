@@ -163,6 +163,7 @@ export async function updatePost(context: PostContext, request: unknown): Promis
       );
       const stored = (await tx.posts.find(brand.id, post.id))!;
       if (timing.status === 'publishing') await startPublishing(tx, stored, nowMs);
+      if (timing.status !== 'draft') await tx.announcePlanChange();
       return (await tx.posts.find(brand.id, post.id))!;
     },
     { brandId: brand.id },

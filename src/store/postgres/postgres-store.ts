@@ -3,6 +3,7 @@
  * transaction (`tx`, bound to it), nested transactions as savepoints. Unlike the SQLite store it keeps
  * no answers between calls: other instances write to the same database, and this one cannot see when.
  */
+import { randomBytes } from 'node:crypto';
 import type { Pool } from 'pg';
 import type {
   BrandRecord,
@@ -36,7 +37,7 @@ import {
   USER_COLUMNS,
 } from './records.js';
 import { PostgresSandboxOutbox } from './sandbox-rows.js';
-import { PostgresSignals } from './signals.js';
+import { PLAN_CHANNEL, PostgresSignals } from './signals.js';
 import { PoolSql, type Row, type Sql } from './sql.js';
 import { upsertBrand, upsertChannel, upsertCollection, upsertUser } from './workspace-upserts.js';
 
@@ -44,6 +45,8 @@ import { upsertBrand, upsertChannel, upsertCollection, upsertUser } from './work
 interface Shared {
   url: string;
   pool: Pool;
+  /** This instance's id on the signal channels: its own notifications are not heard back. */
+  instanceId: string;
   memo: ConnectionMemo;
   queueRuns: QueueRunMemo;
   closed: boolean;
@@ -75,6 +78,7 @@ export class PostgresStore implements AsyncStore {
       pool,
       memo: {},
       queueRuns: new QueueRunMemo(),
+      instanceId: randomBytes(8).toString('hex'),
       closed: false,
     });
   }
@@ -120,9 +124,23 @@ export class PostgresStore implements AsyncStore {
     return result;
   }
 
+  /**
+   * NOTIFY is transactional: sent in COMMIT's round trip (no wait of its own), delivered only if the
+   * transaction commits, and delivered even if this process dies before it hears COMMIT's answer.
+   */
+  async announcePlanChange(): Promise<void> {
+    // The id is hex (randomBytes) and the channel a constant: nothing to quote.
+    await this.sql.atCommit(`NOTIFY ${PLAN_CHANNEL}, '${this.shared.instanceId}'`);
+  }
+
   /** The signals between the instances on this database: LISTEN/NOTIFY (signals.ts). */
   signals(log: (message: string) => void): PostgresSignals {
-    return new PostgresSignals({ url: this.shared.url, pool: this.shared.pool, log });
+    return new PostgresSignals({
+      url: this.shared.url,
+      pool: this.shared.pool,
+      instanceId: this.shared.instanceId,
+      log,
+    });
   }
 
   /** Ends the pool once the connections lent out come back; a second call does nothing. */

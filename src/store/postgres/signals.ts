@@ -34,12 +34,14 @@ export interface PostgresSignalsOptions {
   url: string;
   /** Announcements go out on the store's pool. */
   pool: Pool;
+  /** The store's id of this instance, which its transactions' notifications carry too. */
+  instanceId?: string;
   log: (message: string) => void;
 }
 
 export class PostgresSignals implements PlanSignal, EventRelay {
   /** Unique to this instance: its own announcements come back to it and are ignored. */
-  readonly instanceId = randomBytes(8).toString('hex');
+  readonly instanceId: string;
   private readonly listeners = new Set<() => void>();
   private readonly hearers = new Set<PublishingEventSink>();
   private client: Client | undefined;
@@ -59,7 +61,9 @@ export class PostgresSignals implements PlanSignal, EventRelay {
   private relayTimer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
 
-  constructor(private readonly options: PostgresSignalsOptions) {}
+  constructor(private readonly options: PostgresSignalsOptions) {
+    this.instanceId = options.instanceId ?? randomBytes(8).toString('hex');
+  }
 
   async announce(): Promise<void> {
     if (this.closed) return;

@@ -125,6 +125,8 @@ export class SqliteStore implements Store {
     });
   }
 
+  async announcePlanChange(): Promise<void> {}
+
   isEmpty(): Promise<boolean> {
     return this.scope.run(
       () => this.sql.count('SELECT (SELECT COUNT(*) FROM users) + (SELECT COUNT(*) FROM brands) AS n') === 0,
