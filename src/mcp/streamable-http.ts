@@ -124,6 +124,8 @@ export class McpHttpSessions {
       413,
       -32000,
       `Payload Too Large: the request body may not be greater than ${describeBytes(this.maxBodyBytes)}.`,
+      // The rest of the body is left unread: the connection cannot carry another request (keep-alive-413).
+      { connection: 'close' },
     );
   }
 

@@ -87,6 +87,8 @@ export function createRestApp(options: RestOptions): Hono<Env> {
   // JSON bodies are read whole: bound them. (The media upload streams and has its own limit.)
   const jsonLimit = bodyLimit({
     maxSize: JSON_BODY_MAX_BYTES,
+    // The rest of the body is left unread, so the connection cannot carry another request: saying
+    // keep-alive had a client's next request sent on a socket the server was about to close.
     onError: (c) =>
       c.json(
         toErrorBody(
@@ -96,6 +98,7 @@ export function createRestApp(options: RestOptions): Hono<Env> {
           ),
         ),
         413,
+        { connection: 'close' },
       ),
   });
   app.patch('/v1/*', jsonLimit);
