@@ -323,6 +323,8 @@ describe('every numeric and date field the service stores, at its limits and pas
         ['list_posts', { brandId: 1, page: value, collectionId: value }],
         ['get_post', { brandId: 1, postId: value }],
         ['get_queue', { brandId: 1, count: value }],
+        ['get_channel', { brandId: 1, channelId: value }],
+        ['upload_media', { brandId: value, url: 'https://example.com/a.png' }],
         ['delete_post', { brandId: value, postId: value }],
         ['publish_post', { brandId: 1, postId: value }],
         ['create_post', { brandId: value, collectionId: value, publishMode: 'DRAFT', caption: 'c' }],
