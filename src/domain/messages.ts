@@ -19,11 +19,14 @@ export function fieldKey(path: readonly PropertyKey[]): string {
   return path.map(String).join('.');
 }
 
-/** `poll.correctOptionIndex` → `poll.correct option index`; `per_page` → `per page`. */
+/**
+ * `poll.correctOptionIndex` → `poll.correct option index`; `per_page` → `per page`. Only an underscore
+ * between two letters or digits separates words: `__proto__` stays readable as the name it is.
+ */
 export function attributeName(key: string): string {
   return key
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/_/g, ' ')
+    .replace(/(?<=[A-Za-z0-9])_(?=[A-Za-z0-9])/g, ' ')
     .toLowerCase();
 }
 
@@ -34,6 +37,8 @@ export const message = {
   integer: (a: string) => `The ${a} must be an integer.`,
   boolean: (a: string) => `The ${a} field must be true or false.`,
   array: (a: string) => `The ${a} must be an array.`,
+  /** The whole body (or the arguments) is not a JSON object: `array` would read as asking for a list. */
+  bodyObject: 'The body must be an object.',
   invalid: (a: string) => `The ${a} is invalid.`,
   selectedInvalid: (a: string) => `The selected ${a} is invalid.`,
   maxChars: (a: string, n: number) => `The ${a} may not be greater than ${n} characters.`,
@@ -112,6 +117,7 @@ function issueMessages(issue: z.core.$ZodIssue): Array<[string, string]> {
       });
     case 'invalid_type':
       if (absent) return [[key, message.required(attribute)]];
+      if (!rawKey && issue.expected === 'object') return [[key, message.bodyObject]];
       return [[key, typeMessage(issue.expected, attribute)]];
     case 'invalid_value':
       return [[key, absent ? message.required(attribute) : message.selectedInvalid(attribute)]];

@@ -9,6 +9,9 @@ describe('attributeName', () => {
     ['publishMode', 'publish mode'],
     ['poll.correctOptionIndex', 'poll.correct option index'],
     ['per_page', 'per page'],
+    ['__proto__', '__proto__'],
+    ['poll.__proto__', 'poll.__proto__'],
+    ['_leading', '_leading'],
     ['media.0.id', 'media.0.id'],
     ['platforms.youtube.playlists.1.channelId', 'platforms.youtube.playlists.1.channel id'],
   ])('%s → %s', (key, attribute) => {
@@ -41,9 +44,13 @@ describe('fieldErrorsFromIssues', () => {
     });
   });
 
-  it('names a body that is not an object', () => {
-    const result = schema.safeParse([1], { reportInput: true });
-    expect(fieldErrorsFromIssues(result.error!.issues)).toEqual({ body: ['The body must be an array.'] });
+  it('names a body that is not an object, and says it must be one', () => {
+    for (const body of [[1], null, 'text', 123, true]) {
+      const result = schema.safeParse(body, { reportInput: true });
+      expect(fieldErrorsFromIssues(result.error!.issues), JSON.stringify(body)).toEqual({
+        body: ['The body must be an object.'],
+      });
+    }
   });
 });
 
@@ -84,7 +91,7 @@ describe('dropAbsentValues', () => {
     expect(validate(z.strictObject({ a: z.number() }), input)).toEqual({
       ok: false,
       // An object literal's `__proto__:` would set the prototype; build the expected own key instead.
-      errors: Object.fromEntries([['__proto__', ['The   proto   field is not allowed.']]]),
+      errors: Object.fromEntries([['__proto__', ['The __proto__ field is not allowed.']]]),
     });
   });
 });
