@@ -34,6 +34,12 @@ export interface Capabilities {
   maxPollOptionLength?: number;
 }
 
+/**
+ * The most UTF-8 bytes of a Bluesky post's text (lexicon app.bsky.feed.post), beside its 300 graphemes:
+ * 300 emoji of several code points each pass the one and not the other.
+ */
+export const BLUESKY_TEXT_BYTES = 3000;
+
 /** Who sends a channel's posts: a connector of its own, or the configured default (sandbox, webhook). */
 export const CONNECTOR_KINDS = ['sandbox', 'webhook', 'mastodon', 'bluesky', 'telegram'] as const;
 export type ConnectorKind = (typeof CONNECTOR_KINDS)[number];

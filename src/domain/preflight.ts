@@ -5,9 +5,9 @@
  * take it. Each warning says what to change, and for text, how to change it for one platform only
  * (`platforms.<key>.caption`).
  */
-import type { Capabilities } from './capabilities.js';
+import { BLUESKY_TEXT_BYTES, type Capabilities } from './capabilities.js';
 import { OVERRIDE_KEYS, type PlatformContent, TITLE_PLATFORMS } from './delivery.js';
-import { type DeliveryChannel, planDelivery } from './platform-rules.js';
+import { type DeliveryChannel, planDelivery, platformText } from './platform-rules.js';
 import type { PostPayload } from './post-schemas.js';
 
 /**
@@ -101,8 +101,12 @@ export function preflightChannel(
     if (caps.maxPollOptions !== undefined && options.length > caps.maxPollOptions) {
       fail(`The poll has ${options.length} options; ${platform} takes at most ${caps.maxPollOptions}.`);
     }
+    // Counted as the platform counts its text: Telegram in code points, Mastodon in graphemes; never
+    // in UTF-16 units, which count an emoji twice.
     const longest = caps.maxPollOptionLength;
-    const tooLong = options.findIndex((option) => longest !== undefined && [...option].length > longest);
+    const tooLong = options.findIndex(
+      (option) => longest !== undefined && textLength(option, { textUnit: caps.textUnit }) > longest,
+    );
     if (tooLong >= 0) {
       fail(`Poll option ${tooLong + 1} is longer than the ${longest} characters ${platform} takes.`);
     }
@@ -111,8 +115,9 @@ export function preflightChannel(
 }
 
 /**
- * The text a platform receives is the caption with the link on its own line when the caption does not
- * already hold it; a platform that counts links as a fixed length (Mastodon, X) counts each so.
+ * The text measured is the text sent (platformText): the caption and the link, on Mastodon the poll's
+ * question, on a Bluesky account the whole poll written out. A platform that counts links as a fixed
+ * length (Mastodon, X) counts each so; Bluesky also bounds the text's UTF-8 bytes.
  */
 function checkText(
   content: PlatformContent,
@@ -120,19 +125,34 @@ function checkText(
   platform: string,
   fail: (message: string) => void,
 ): void {
-  let text = content.caption ?? '';
-  if (content.link && !text.includes(content.link)) text = text ? `${text}\n\n${content.link}` : content.link;
+  const text = platformText(content, caps.polls);
   if (text === '') return;
   const limit =
     content.media.length > 0 && caps.captionLimit !== undefined ? caps.captionLimit : caps.textLimit;
   const length = textLength(text, caps);
-  if (length <= limit) return;
-  const unit = caps.textUnit === 'graphemes' ? 'characters (as people see them)' : 'characters';
-  const withMedia = limit === caps.captionLimit ? ' with media' : '';
-  fail(
-    `The text is ${length} ${unit}${content.link ? ', the link included' : ''}; ${platform} takes at most ${limit}${withMedia}. Shorten the caption, or give ${platform} its own with platforms.${OVERRIDE_KEYS[content.platform]}.caption.`,
-  );
+  const pollCounted =
+    content.poll !== undefined && text !== platformText({ ...content, poll: undefined }, caps.polls);
+  const parts = [
+    ...(content.link ? ['the link'] : []),
+    ...(pollCounted ? [platform === 'Mastodon' ? "the poll's question" : 'the poll written out'] : []),
+  ];
+  const included = parts.length > 0 ? `, ${parts.join(' and ')} included` : '';
+  const fix = `Shorten the caption${pollCounted ? ' or the poll' : ''}, or give ${platform} its own with platforms.${OVERRIDE_KEYS[content.platform]}.caption.`;
+  if (length > limit) {
+    const unit = caps.textUnit === 'graphemes' ? 'characters (as people see them)' : 'characters';
+    const withMedia = limit === caps.captionLimit ? ' with media' : '';
+    fail(`The text is ${length} ${unit}${included}; ${platform} takes at most ${limit}${withMedia}. ${fix}`);
+    return;
+  }
+  const bytes = content.platform === 'Bluesky' ? utf8.encode(text).length : 0;
+  if (bytes > BLUESKY_TEXT_BYTES) {
+    fail(
+      `The text is ${bytes} bytes in UTF-8${included}; ${platform} takes at most ${BLUESKY_TEXT_BYTES}. ${fix}`,
+    );
+  }
 }
+
+const utf8 = new TextEncoder();
 
 const URL_PATTERN = /https?:\/\/[^\s]+/g;
 /** Made once: making a segmenter resolves its locale, which costs as much as counting a caption. */

@@ -8,22 +8,23 @@
  * record is looked up by that key before it is created, and again after a create that failed (a create
  * repeated after a crash fails because the record exists). A resend finds it and reports it sent.
  *
- * What the record carries: the text of blueskyPostText (caption, link, a poll written out) with facets
- * for its links, mentions (resolved to DIDs; a handle that does not resolve stays plain text) and
- * hashtags; up to four PNG or JPEG images of at most 2 MB, each with the post's alt text (empty when
- * none) and its aspect ratio; `createdAt` = when the post was due. Video is not supported: Bluesky takes
- * it through a separate video service. Title and postAsStory never reach Bluesky (platform-rules.ts).
+ * What the record carries: the text of blueskyPostText (domain/platform-rules.ts: caption, link, a poll
+ * written out; the pre-flight measures the same text) with facets for its links, mentions (resolved to
+ * DIDs; a handle that does not resolve stays plain text) and hashtags; up to four PNG or JPEG images
+ * of at most 2 MB, each with the post's alt text (empty when none) and its aspect ratio; `createdAt` =
+ * when the post was due. Video is not supported: Bluesky takes it through a separate video service.
+ * Title and postAsStory never reach Bluesky (platform-rules.ts).
  */
 import type { Capabilities } from '../domain/capabilities.js';
 import type { PlatformMedia } from '../domain/delivery.js';
 import { isServiceError, ValidationError } from '../domain/errors.js';
+import { blueskyPostText } from '../domain/platform-rules.js';
 import type { CommentJob, DeliveryJob, FailureKind, Publisher, PublishOutcome } from '../ports.js';
 import {
   BLUESKY_IMAGE_TYPES,
   BLUESKY_MAX_IMAGE_BYTES,
   BLUESKY_MAX_IMAGES,
   BLUESKY_TEXT_GRAPHEMES,
-  blueskyPostText,
   blueskyRecordKey,
   checkImage,
   checkText,

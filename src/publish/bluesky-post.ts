@@ -1,16 +1,17 @@
 /**
  * What a post becomes on Bluesky, apart from the network: the text of its `app.bsky.feed.post` record
- * (caption, link and a written-out poll) and the checks of text and images against Bluesky's limits, the
+ * (caption, link and a written-out poll: blueskyPostText, in domain/platform-rules.ts, where the
+ * pre-flight reads it too) and the checks of text and images against Bluesky's limits, the
  * record keys that make a resend create nothing new, and an image's size for its aspect ratio. The
  * connector (bluesky-connector.ts) adds what needs the PDS: facets, uploaded images, reply references.
  */
 import { createHash } from 'node:crypto';
-import type { PlatformContent } from '../domain/delivery.js';
+import { BLUESKY_TEXT_BYTES } from '../domain/capabilities.js';
+import { textLength } from '../domain/preflight.js';
 import type { LoadedMedia } from './connector.js';
 
 /** Bluesky's limits (lexicons app.bsky.feed.post and app.bsky.embed.images). */
 export const BLUESKY_TEXT_GRAPHEMES = 300;
-export const BLUESKY_TEXT_BYTES = 3000;
 export const BLUESKY_IMAGE_TYPES: readonly string[] = ['image/png', 'image/jpeg'];
 export const BLUESKY_MAX_IMAGES = 4;
 /** The lexicon's `maxSize` of an embedded image (2 MB since 2025, 1 MB before); the PDS enforces it. */
@@ -19,39 +20,9 @@ export const BLUESKY_MAX_IMAGE_BYTES = 2_000_000;
 /** Content Bluesky would not take, found before anything is sent; the message says why. */
 export class Refused extends Error {}
 
-/**
- * The text of the post. The caption; the link on its own line below it unless the caption has it; then,
- * for a poll (Bluesky has none), after a blank line, the question (unless the caption asks it) and one
- * line per option numbered from 1:
- *
- *     {caption}
- *     {link}
- *
- *     {question}
- *     1. {first option}
- *     2. {second option}
- *
- * A quiz's correct option and explanation are not written: they would give the answer away.
- */
-export function blueskyPostText(content: PlatformContent): string {
-  const caption = content.caption ?? '';
-  const lines = caption ? [caption] : [];
-  if (content.link && !caption.includes(content.link)) lines.push(content.link);
-  const body = lines.join('\n');
-  const { poll } = content;
-  if (!poll) return body;
-  const pollLines = caption.includes(poll.question) ? [] : [poll.question];
-  poll.options.forEach((option, index) => {
-    pollLines.push(`${index + 1}. ${option}`);
-  });
-  return body ? `${body}\n\n${pollLines.join('\n')}` : pollLines.join('\n');
-}
-
-/** Graphemes of a text, as Bluesky counts them (what a reader sees as one character). */
+/** Graphemes of a text, as Bluesky counts them, and as the pre-flight counts them. */
 export function graphemeCount(text: string): number {
-  let count = 0;
-  for (const _ of new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(text)) count++;
-  return count;
+  return textLength(text, { textUnit: 'graphemes' });
 }
 
 /** Throws Refused for a text longer than Bluesky takes; `what` names it in the reason. */

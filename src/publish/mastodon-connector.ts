@@ -5,17 +5,19 @@
  * a key an hour per account and answers a repeat with the status the first request created, so sending
  * again after a timeout or a lease takeover publishes nothing twice. Media are uploaded first (waiting
  * while Mastodon processes a video); a repeated upload only leaves an unattached file, which Mastodon
- * removes. A status carries (mastodonStatusText, statusBody) the caption; the link on its own line
- * unless the caption has it; a poll's question unless the caption asks it (Mastodon's polls have none of
- * their own); the media, each described by the post's alt text; the poll's options, single choice, open
- * for its period. A quiz's correct option and explanation have no Mastodon equivalent and are not sent.
- * Visibility is the account's default.
+ * removes. A status carries (statusBody, and mastodonStatusText in domain/platform-rules.ts, where the
+ * pre-flight measures the same text) the caption; the link a blank line below unless the caption has
+ * it; a poll's question unless the caption asks it (Mastodon's polls have none of their own); the
+ * media, each described by the post's alt text; the poll's options, single choice, open for its period.
+ * A quiz's correct option and explanation have no Mastodon equivalent and are not sent. Visibility is
+ * the account's default.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, FormData } from 'undici';
 import type { Capabilities } from '../domain/capabilities.js';
 import type { PlatformContent, PlatformMedia } from '../domain/delivery.js';
 import { isServiceError, ValidationError } from '../domain/errors.js';
+import { mastodonStatusText } from '../domain/platform-rules.js';
 import type { CommentJob, DeliveryJob, FailureKind, Publisher, PublishOutcome } from '../ports.js';
 import type { ConnectionDetails, ConnectorContext, OpenConnector, VerifiedConnection } from './connector.js';
 import {
@@ -47,6 +49,9 @@ export interface MastodonInstance {
 
 /** The media types we accept that Mastodon may take (it takes no PDF). */
 const MEDIA_TYPES = ['image/png', 'image/jpeg', 'video/mp4', 'video/quicktime'] as const;
+
+/** The status text, composed where the pre-flight reads it too. */
+export { mastodonStatusText };
 
 const POLL_SECONDS = { '1d': 86_400, '3d': 259_200, '7d': 604_800 } as const;
 
@@ -84,15 +89,6 @@ export function capabilitiesOfMastodon(instance: MastodonInstance): Capabilities
 
 function countOr<T extends number | undefined>(value: unknown, fallback: T): number | T {
   return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : fallback;
-}
-
-/** The text of the status a post becomes (see the file's comment); what the character limit applies to. */
-export function mastodonStatusText(content: PlatformContent): string {
-  const parts = content.caption ? [content.caption] : [];
-  const has = (text: string) => parts.some((part) => part.includes(text));
-  if (content.link && !has(content.link)) parts.push(content.link);
-  if (content.poll && !has(content.poll.question)) parts.push(content.poll.question);
-  return parts.join('\n\n');
 }
 
 function statusBody(content: PlatformContent, mediaIds: readonly string[]): Record<string, unknown> {

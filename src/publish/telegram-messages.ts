@@ -18,6 +18,7 @@
  */
 import { type Dispatcher, FormData } from 'undici';
 import type { PlatformContent } from '../domain/delivery.js';
+import { telegramPollDescription, telegramText } from '../domain/platform-rules.js';
 import type { LoadedMedia } from './connector.js';
 import { callPlatform, summarise } from './platform-http.js';
 
@@ -49,13 +50,6 @@ export function uploadRefusal(media: LoadedMedia): string | undefined {
   if (media.bytes.length <= limit) return undefined;
   const megabytes = Math.ceil((media.bytes.length / 1024 / 1024) * 10) / 10;
   return `${media.name} is ${megabytes} MB: Telegram takes at most ${limit / 1024 / 1024} MB of it from a bot.`;
-}
-
-/** The caption, and the link on its own line when the caption does not have it. */
-export function telegramText(content: Pick<PlatformContent, 'caption' | 'link'>): string {
-  const caption = content.caption ?? '';
-  if (!content.link || caption.includes(content.link)) return caption;
-  return caption ? `${caption}\n${content.link}` : content.link;
 }
 
 /** The message a post without a poll becomes; `media` are the post's files, loaded, in order. */
@@ -101,8 +95,8 @@ export function pollRequest(chatId: number | string, content: PlatformContent): 
     options: poll.options.map((text) => ({ text })),
     is_anonymous: true,
   };
-  const text = telegramText(content);
-  if (text && text !== poll.question) fields.description = text;
+  const description = telegramPollDescription(content);
+  if (description) fields.description = description;
   if (poll.correctOptionIndex !== undefined) {
     fields.type = 'quiz';
     // correct_option_ids since Bot API 9.6; correct_option_id for self-hosted servers older than that.

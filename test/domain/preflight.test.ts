@@ -80,9 +80,10 @@ describe('preflightChannel', () => {
 
   it('counts Bluesky in graphemes: an emoji family is one', () => {
     expect(textLength('👨‍👩‍👧'.repeat(300), PLATFORM_CAPABILITIES.Bluesky)).toBe(300);
+    // 150 families of 18 bytes and 150 letters: 300 graphemes in 2,850 bytes, within both limits.
     expect(
       preflightChannel(
-        post({ caption: '👨‍👩‍👧'.repeat(300) }),
+        post({ caption: `${'👨‍👩‍👧'.repeat(150)}${'a'.repeat(150)}` }),
         channel('Bluesky', { connector: 'bluesky' }),
         none,
       ),
