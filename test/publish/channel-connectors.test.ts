@@ -10,6 +10,7 @@ import { IDEMPOTENT_PLATFORMS } from '../../src/publish/connector.js';
 import { mediaLoader } from '../../src/publish/media-loader.js';
 import { SandboxPublisher } from '../../src/publish/sandbox-publisher.js';
 import { Scheduler } from '../../src/publish/scheduler.js';
+import { connectChannel } from '../../src/service/connections.js';
 import { openTestRuntime, type TestRuntime } from '../support/local.js';
 import { type MastodonServer, startMastodonServer } from '../support/mastodon-server.js';
 
@@ -84,13 +85,14 @@ const ids = async () => {
   return { brandId, collectionId: collection.id, channelId };
 };
 
-async function publish(caption: string) {
+/** `engine`: a scheduler kept across calls, whose router keeps the connectors it opened. */
+async function publish(caption: string, engine = scheduler()) {
   const { brandId, collectionId } = await ids();
   const user = (await rt.runtime.store.onlyUser())!;
   const { LocalPublishingService } = await import('../../src/service/local-service.js');
   const service = new LocalPublishingService(rt.runtime, user);
   const created = await service.createPost({ brandId, collectionId, publishMode: 'IMMEDIATE', caption });
-  await scheduler().runOnce();
+  await engine.runOnce();
   return service.getPost({ brandId, postId: created.id! });
 }
 
@@ -132,6 +134,35 @@ it('turns the channel INACTIVE on a revoked token, and a later post fails on it 
   const failed = second.deliveries.find((d) => d.channelType === 'Mastodon')!;
   expect(failed.reason).toContain('INACTIVE');
   expect(mastodon.requests.length).toBe(requests);
+});
+
+it('opens the connector anew after a reconnect: the next post goes with the new token, not the revoked one', async () => {
+  env.set('ACME_MASTODON', mastodon.token);
+  const { fallback, connectors } = channelConnectors();
+  const engine = new Scheduler({ store: rt.runtime.store, clock: rt.clock, publisher: fallback, connectors });
+  const before = await publish('Before', engine);
+  expect(before.deliveries.find((d) => d.channelType === 'Mastodon')!.status).toBe('sent');
+
+  // The user revokes the token and connects the channel again with a new one, while the engine runs.
+  mastodon.revoke(mastodon.token);
+  const { store, secrets } = rt.runtime;
+  const { brandId, channelId } = await ids();
+  const { kind, account, accountId, endpoint, profileUrl, settings, capabilities } =
+    (await store.connections.find(channelId))!;
+  rt.clock.advance(1_000);
+  const reconnected = await connectChannel(store, secrets, rt.clock, {
+    brandId,
+    type: 'Mastodon',
+    connection: { kind, account, accountId, endpoint, profileUrl, settings, capabilities },
+    secret: { value: mastodon.issueToken() },
+    collectionIds: [],
+  });
+  expect(reconnected).toBe(channelId);
+
+  const after = await publish('After', engine);
+  expect(after.deliveries.find((d) => d.channelType === 'Mastodon')).toMatchObject({ status: 'sent' });
+  expect(mastodon.statuses.map((s) => s.text)).toEqual(['Before', 'After']);
+  await connectors.close();
 });
 
 it('waits for the time a rate limit names, then sends once', async () => {
