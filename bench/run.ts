@@ -2,7 +2,7 @@
  * The benchmarks of product.md's quality bars (npm run bench). Prints a table, each figure beside its
  * bar, and writes bench/results.json (with --latest, bench/latest.json too: the copy committed).
  *
- *   tsx bench/run.ts [--only cold-start,idle-rss,stdio,create-post,scheduler,upload,install,postgres] [--quick] [--latest]
+ *   tsx bench/run.ts [--only cold-start,idle-rss,stdio,create-post,scheduler,on-time,upload,install,postgres] [--quick] [--latest]
  *
  * `postgres` stands for postgres-create-post and postgres-instances, which run on a throwaway PostgreSQL
  * server (test/postgres's harness: `node test/postgres/install.mjs` installs it), started once.
@@ -20,6 +20,7 @@ import { installTime } from './install-time.js';
 import { type PostgresServer, startBenchPostgres } from './lib/postgres.js';
 import { MAIN, removeTempDirs } from './lib/proc.js';
 import { type BenchResult, type Figure, machine, table } from './lib/report.js';
+import { onTime } from './on-time.js';
 import { postgresCreatePostLatency } from './postgres-create-post.js';
 import { postgresInstances } from './postgres-instances.js';
 import { schedulerThroughput } from './scheduler.js';
@@ -51,6 +52,17 @@ const BENCHES: Record<string, () => Promise<Figure[]>> = {
   scheduler: () => schedulerThroughput(),
   upload: () => uploadRss(),
   install: () => installTime(),
+  'on-time': async () => [
+    ...(await onTime({ brands: 100 })),
+    ...(quick ? [] : await onTime({ brands: 1_000 })),
+  ],
+  'postgres-on-time': async () => {
+    const server = await postgresServer();
+    return [
+      ...(await onTime({ brands: 100, databaseUrl: await server.createDatabase() })),
+      ...(quick ? [] : await onTime({ brands: 1_000, databaseUrl: await server.createDatabase() })),
+    ];
+  },
   'postgres-create-post': async () =>
     postgresCreatePostLatency(
       await postgresServer(),
@@ -64,7 +76,9 @@ const BENCHES: Record<string, () => Promise<Figure[]>> = {
 };
 
 /** Names that stand for several benchmarks. */
-const GROUPS: Record<string, string[]> = { postgres: ['postgres-create-post', 'postgres-instances'] };
+const GROUPS: Record<string, string[]> = {
+  postgres: ['postgres-create-post', 'postgres-instances', 'postgres-on-time'],
+};
 
 async function main(): Promise<number> {
   if (!existsSync(MAIN)) throw new Error('dist/main.js is missing: run npm run build (npm run bench does).');

@@ -75,6 +75,22 @@ export function parseLeaseSeconds(value: string | undefined): number {
   return seconds;
 }
 
+/**
+ * How many deliveries one process sends at once. A send mostly waits for its platform's answer, so many
+ * fit: at a burst's due second each channel's send goes out without waiting for another's.
+ */
+export function parseSendsInFlight(value: string | undefined): number {
+  const text = nonEmpty(value);
+  if (text === undefined) return 1000;
+  const sends = Number(text);
+  if (!/^\d+$/.test(text) || sends < 1 || sends > 10_000) {
+    throw new ConfigError(
+      `SOCIAL_PUBLISHER_SENDS_IN_FLIGHT must be a whole number from 1 to 10000, not "${text}".`,
+    );
+  }
+  return sends;
+}
+
 export function parseDrainSeconds(value: string | undefined): number {
   const text = nonEmpty(value);
   if (text === undefined) return 0;

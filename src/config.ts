@@ -13,6 +13,7 @@ import {
   parseDatabase,
   parseDrainSeconds,
   parseLeaseSeconds,
+  parseSendsInFlight,
   parseTimeoutSeconds,
 } from './config-values.js';
 import { parseReadOnly, parseToolsets, type ToolSelection } from './mcp/toolsets.js';
@@ -81,6 +82,8 @@ export interface Config {
    * deliveries of one that stopped mid-send. Default 30 s.
    */
   claimLeaseMs: number;
+  /** How many deliveries one process sends at once. Default 1000. */
+  sendsInFlight: number;
   /**
    * `serve`, on SIGTERM: how long /health answers 503 while requests are still served, before the
    * listener closes, so that a load balancer stops sending first. Default 0.
@@ -182,6 +185,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
     publisher: loadPublisherConfig(env, resolvedDataDir),
     mediaUrlAllow: parseAllowList(env.SOCIAL_PUBLISHER_MEDIA_URL_ALLOW),
     claimLeaseMs: parseLeaseSeconds(env.SOCIAL_PUBLISHER_CLAIM_LEASE_SECONDS) * 1000,
+    sendsInFlight: parseSendsInFlight(env.SOCIAL_PUBLISHER_SENDS_IN_FLIGHT),
     drainMs: parseDrainSeconds(env.SOCIAL_PUBLISHER_DRAIN_SECONDS) * 1000,
     platformTimeoutMs: parseTimeoutSeconds(env.SOCIAL_PUBLISHER_PLATFORM_TIMEOUT_SECONDS) * 1000,
     readEnv: (name) => nonEmpty(env[name]),

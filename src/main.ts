@@ -51,6 +51,7 @@ function engineOptions(
     readEnv: config.readEnv,
     platformTimeoutMs: config.platformTimeoutMs,
     claimLeaseMs: config.claimLeaseMs,
+    sendsInFlight: config.sendsInFlight,
     version: VERSION,
     log: logInfo,
     // This process's sessions hear its events at once; the other processes' sessions through the relay.

@@ -50,6 +50,8 @@ export async function startPublishingEngine(options: {
   platformTimeoutMs?: number;
   /** How long a claim on a delivery lasts unless renewed. */
   claimLeaseMs?: number;
+  /** How many deliveries are sent at once (SchedulerOptions.concurrency). */
+  sendsInFlight?: number;
   version: string;
   log: (message: string) => void;
   /** Told what happens to each post, for the users of its brand (MCP logging). */
@@ -87,6 +89,7 @@ export async function startPublishingEngine(options: {
     log: options.log,
     events: options.events,
     leaseMs: options.claimLeaseMs,
+    concurrency: options.sendsInFlight,
     // Deliveries this process created: the other processes' idle workers may send them at once.
     onStarted: () => void options.planSignal?.announce(),
   });

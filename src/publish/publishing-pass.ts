@@ -80,7 +80,7 @@ export class PublishingPass {
   private readonly onStarted: (() => void) | undefined;
   /** Set by `halt()`: the pass under way finishes what it is sending and claims nothing more. */
   private halted = false;
-  /** While deliveries are being sent: starts one more worker, if fewer than `concurrency` run. */
+  /** While deliveries are being sent: claims deliveries for the free workers, if fewer than `concurrency` run. */
   private startWorker: (() => void) | undefined;
 
   constructor(options: PublishingPassOptions) {
@@ -111,8 +111,8 @@ export class PublishingPass {
 
   /**
    * More may be pending than when the pass began (a post planned here or in another process): while it
-   * sends, one more worker starts, and each worker that finds a delivery starts another, up to
-   * `concurrency`. Workers that found nothing have ended; without this, the pass would go on with fewer.
+   * sends, the free workers (up to `concurrency`) claim what is pending. Workers that found nothing have
+   * ended; without this, the pass would go on with fewer.
    */
   moreWork(): void {
     this.startWorker?.();
@@ -174,27 +174,61 @@ export class PublishingPass {
   }
 
   /**
-   * Sends pending deliveries, `concurrency` at a time. Each worker claims one delivery only when it is
-   * about to send it: a process that dies leaves in doubt only what it was sending, never a batch it had
-   * merely reserved (which a non-idempotent publisher would then have to fail).
+   * Sends pending deliveries, up to `concurrency` at a time. Free workers are filled by one claim of as
+   * many deliveries as there are free workers, each sent at once: a burst is in flight after one
+   * transaction, not after one per delivery. A delivery is claimed only when it is about to be sent, so a
+   * process that dies leaves in doubt only what it was sending, never a batch it had merely reserved
+   * (which a non-idempotent publisher would then have to fail). A worker then claims its next delivery in
+   * the transaction that records the one it sent.
    */
   private async sendPending(): Promise<{ sent: number; failed: number }> {
     let sent = 0;
     let failed = 0;
+    /** What the pass waits for: the workers and a claim under way. */
     const running = new Set<Promise<void>>();
-    const startWorker = () => {
-      if (this.halted || running.size >= this.concurrency) return;
-      const run: Promise<void> = worker().finally(() => running.delete(run));
-      running.add(run);
+    const track = (work: Promise<void>): void => {
+      running.add(work);
+      // A failure is the pass's (awaited below, through `running`): this only keeps the set current.
+      const forget = () => running.delete(work);
+      work.then(forget, forget);
     };
-    const worker = async () => {
-      let [delivery] = this.halted
-        ? []
-        : await this.store.deliveries.claimPending(1, this.lease.claim(), this.clock.now());
-      // Found work: there may be more, for one more worker (up to `concurrency`), which does the same.
-      if (delivery) startWorker();
+    let workers = 0;
+    let claiming = false;
+    let claimAgain = false;
+    const fill = (): void => {
+      if (claiming) {
+        claimAgain = true;
+        return;
+      }
+      if (this.halted || workers >= this.concurrency) return;
+      claiming = true;
+      track(
+        (async () => {
+          try {
+            const claimed = await this.store.deliveries.claimPending(
+              this.concurrency - workers,
+              this.lease.claim(),
+              this.clock.now(),
+            );
+            this.lease.hold(claimed.map((delivery) => delivery.id));
+            for (const delivery of claimed) {
+              workers++;
+              track(worker(delivery).finally(() => workers--));
+            }
+          } finally {
+            claiming = false;
+            if (claimAgain) {
+              claimAgain = false;
+              fill();
+            }
+          }
+        })(),
+      );
+    };
+    const worker = async (first: DeliveryRecord) => {
+      let delivery: DeliveryRecord | undefined = first;
       while (delivery) {
-        const claimed = delivery;
+        const claimed: DeliveryRecord = delivery;
         this.lease.hold([claimed.id]);
         try {
           const result = await this.sendOne(claimed, await this.store.posts.get(claimed.postId));
@@ -214,8 +248,8 @@ export class PublishingPass {
         }
       }
     };
-    for (let i = 0; i < this.concurrency; i++) startWorker();
-    this.startWorker = startWorker;
+    fill();
+    this.startWorker = fill;
     try {
       while (running.size > 0) await Promise.all([...running]);
     } finally {

@@ -27,7 +27,10 @@ export const DEPLOY_COMMANDS = {
 };
 
 export { ACME_CHANNELS as CHANNELS, ACME_TIMEZONE as TIMEZONE } from '../support/acme-workspace.js';
-/** Deliveries (or comments) one instance sends at once: the most a kill can leave in doubt. */
+/**
+ * Deliveries (or comments) one instance sends at once (SOCIAL_PUBLISHER_SENDS_IN_FLIGHT, set so): the
+ * most a kill can leave in doubt.
+ */
 export const CONCURRENCY = 8;
 
 /** A real PostgreSQL server for the test file's length. */
@@ -89,6 +92,7 @@ export async function startCluster(
     SOCIAL_PUBLISHER_DATABASE_URL: databaseUrl,
     SOCIAL_PUBLISHER_SECRET_KEY: 'the-same-secret-key-on-every-instance',
     SOCIAL_PUBLISHER_DEMO: '0',
+    SOCIAL_PUBLISHER_SENDS_IN_FLIGHT: String(CONCURRENCY),
     ...options.env,
   });
   const onShared = { ...env, SOCIAL_PUBLISHER_DATA_DIR: sharedDir };

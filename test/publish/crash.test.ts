@@ -21,7 +21,10 @@ const IMMEDIATE_POSTS = 600;
 const SCHEDULED_POSTS = 300;
 const SENDABLE_CHANNELS = 11; // Everywhere: 12 channels, Pinterest INACTIVE
 const ROUNDS = 15;
-/** Deliveries one process sends at once: the most a kill can leave sent but not yet recorded. */
+/**
+ * Deliveries one process sends at once (SOCIAL_PUBLISHER_SENDS_IN_FLIGHT, set so): the most a kill can
+ * leave sent but not yet recorded.
+ */
 const CONCURRENCY = 8;
 
 const children: ChildProcess[] = [];
@@ -35,6 +38,7 @@ function startServer(dataDir: string): ChildProcess {
     SOCIAL_PUBLISHER_DATA_DIR: dataDir,
     // A killed process's claims are taken over once their lease ends: 2 s, so that restarts recover soon.
     SOCIAL_PUBLISHER_CLAIM_LEASE_SECONDS: '2',
+    SOCIAL_PUBLISHER_SENDS_IN_FLIGHT: String(CONCURRENCY),
   };
   delete env.SOCIAL_PUBLISHER_API_KEY;
   const child = spawn(process.execPath, [MAIN], { env, stdio: ['pipe', 'ignore', 'ignore'] });

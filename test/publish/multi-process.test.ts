@@ -37,7 +37,10 @@ const API_KEY = 'multi-process-key-0123456789abcdef';
 const TIMEZONE = ACME_TIMEZONE;
 const CHANNELS = ACME_CHANNELS;
 const LEASE_SECONDS = 2;
-/** Deliveries (or comments) one process sends at once: the most a kill can leave in doubt. */
+/**
+ * Deliveries (or comments) one process sends at once (SOCIAL_PUBLISHER_SENDS_IN_FLIGHT, set so): the most
+ * a kill can leave in doubt.
+ */
 const CONCURRENCY = 8;
 const IN_DOUBT = 'whether it arrived is unknown';
 
@@ -184,6 +187,7 @@ async function scenario(options: {
     SOCIAL_PUBLISHER_DATA_DIR: dataDir,
     SOCIAL_PUBLISHER_DEMO: '0',
     SOCIAL_PUBLISHER_CLAIM_LEASE_SECONDS: String(LEASE_SECONDS),
+    SOCIAL_PUBLISHER_SENDS_IN_FLIGHT: String(CONCURRENCY),
     ...(options.publisher === 'webhook'
       ? {
           SOCIAL_PUBLISHER_WEBHOOK_URL: receiver.url,
