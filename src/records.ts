@@ -116,6 +116,8 @@ export interface DeliveryRecord {
   commentDueAtMs: number | null;
   commentSentAtMs: number | null;
   commentReason: string | null;
+  /** Times the comment was claimed to be posted: its own retry budget, apart from the delivery's. */
+  commentAttempts: number;
   /** A poll the platform cannot close by itself is closed then (Telegram). */
   pollCloseAtMs: number | null;
   pollCloseStatus: 'none' | 'pending' | 'sending' | 'closed' | 'failed';

@@ -62,10 +62,11 @@ export class FollowUps {
         break;
       }
       const nowMs = this.options.clock.now();
-      // A comment has no attempt count of its own: one retry budget per delivery, counted by its attempts.
+      // The comment's own attempts (counted as it is claimed), not its delivery's: with the delivery's, a
+      // comment that kept failing was retried for ever, each time as its first attempt.
       const decision = outcome.ok
         ? undefined
-        : decideAfterFailure(outcome, delivery.attempts, publisher?.idempotent ?? false, nowMs);
+        : decideAfterFailure(outcome, delivery.commentAttempts, publisher?.idempotent ?? false, nowMs);
       let mine: boolean;
       try {
         mine = await store.transaction(async (tx) => {

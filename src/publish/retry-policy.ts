@@ -6,8 +6,11 @@
 import type { FailureKind, Store } from '../ports.js';
 
 export const RETRY_POLICY = {
-  /** Attempts in all for transient faults (and unknown outcomes that may be repeated). */
-  transientAttempts: 6,
+  /**
+   * Attempts in all for transient faults (and unknown outcomes that may be repeated): the waits between
+   * them reach the 15 min cap twice: 23 to 45 min from the first to the last.
+   */
+  transientAttempts: 8,
   /** Attempts in all while the platform keeps saying "too many requests". */
   rateLimitedAttempts: 12,
   /** Wait before the second attempt after a transient fault, doubled for each further one. */

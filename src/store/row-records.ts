@@ -37,6 +37,7 @@ export const DELIVERY_COLUMN_NAMES = [
   'comment_due_at_ms',
   'comment_sent_at_ms',
   'comment_reason',
+  'comment_attempts',
   'poll_close_at_ms',
   'poll_close_status',
 ] as const;
@@ -114,6 +115,7 @@ export function toDelivery(row: Row, json: JsonColumn): DeliveryRecord {
     commentDueAtMs: nullableNumber(row.comment_due_at_ms),
     commentSentAtMs: nullableNumber(row.comment_sent_at_ms),
     commentReason: nullableString(row.comment_reason),
+    commentAttempts: Number(row.comment_attempts ?? 0),
     pollCloseAtMs: nullableNumber(row.poll_close_at_ms),
     pollCloseStatus: String(row.poll_close_status) as DeliveryRecord['pollCloseStatus'],
   };

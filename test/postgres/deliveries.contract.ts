@@ -52,6 +52,7 @@ export function deliveriesContract(open: OpenStore): void {
           commentDueAtMs: null,
           commentSentAtMs: null,
           commentReason: null,
+          commentAttempts: 0,
           pollCloseAtMs: null,
           pollCloseStatus: 'none',
         })),
@@ -269,15 +270,20 @@ export function deliveriesContract(open: OpenStore): void {
       );
 
       const after = await deliveriesById(ws, postId);
+      // Each claim of a comment is one of its attempts, apart from its delivery's.
       expect(after.get(b)).toMatchObject({
         commentStatus: 'sent',
         commentSentAtMs: NOW + 4 * MINUTE,
         commentReason: null,
+        commentAttempts: 1,
+        attempts: 1,
       });
       expect(after.get(a)).toMatchObject({
         commentStatus: 'failed',
         commentSentAtMs: null,
         commentReason: 'Refused',
+        commentAttempts: 2,
+        attempts: 1,
       });
       expect(after.get(c)).toMatchObject({ commentStatus: 'none', commentDueAtMs: null });
     });

@@ -22,7 +22,10 @@ afterEach(async () => {
 });
 
 /** A second connection to the same store, with its own scheduler: another process, in all but name. */
-async function secondProcess(publisher: Publisher, options: { leaseMs: number; clock?: { now(): number } }) {
+async function secondProcess(
+  publisher: Publisher,
+  options: { leaseMs: number; clock?: { now(): number }; concurrency?: number },
+) {
   const runtime = await openLocalRuntime(
     { ...rt.storeConfig, demo: false },
     { clock: options.clock ?? rt.clock },
@@ -34,7 +37,7 @@ async function secondProcess(publisher: Publisher, options: { leaseMs: number; c
     store: runtime.store,
     clock: options.clock ?? rt.clock,
     publisher,
-    concurrency: 1,
+    concurrency: options.concurrency ?? 1,
     leaseMs: options.leaseMs,
     events: (event) => events.push(event),
     log: (message) => logged.push(message),
@@ -75,6 +78,43 @@ it('keeps a claim its owner is still sending: the lease is renewed while the sen
   expect(deliveries.map((d) => d.attempts)).toEqual(Array(6).fill(1));
   expect([...platform.sends.values()]).toEqual(Array(6).fill(1));
   expect(settledEvents([...first.events, ...second.events])).toHaveLength(1);
+});
+
+it("keeps renewing a claim still being sent when the owner's other sends have finished", async () => {
+  rt = await openTestRuntime({ now: Date.now() });
+  const clock = { now: () => Date.now() };
+  const platform = new HeldPlatform();
+  const first = await secondProcess(platform, { leaseMs: 300, clock, concurrency: 2 });
+  const second = await secondProcess(platform, { leaseMs: 300, clock });
+  const created = await rt.service.createPost({
+    brandId: 1,
+    collectionId: CONVERSATION,
+    publishMode: 'IMMEDIATE',
+    caption: 'One slow, five quick',
+  });
+  const quick = platform.hold();
+  const slow = platform.hold();
+  const firstTick = first.scheduler.runOnce();
+  await Promise.all([quick.started, slow.started]);
+  // The other worker finishes its send and the four after it, and ends: only the slow send is left.
+  quick.open();
+  const sentCount = async () =>
+    (await rt.service.getPost({ brandId: 1, postId: created.id })).deliveries.filter(
+      (d) => d.status === 'sent',
+    ).length;
+  while ((await sentCount()) < 5) await new Promise((resolve) => setTimeout(resolve, 10));
+  // Four leases of the other process ticking: the slow send's claim must still be renewed.
+  const until = Date.now() + 1_200;
+  while (Date.now() < until) {
+    await second.scheduler.runOnce().catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  slow.open();
+  await firstTick;
+  const deliveries = (await rt.service.getPost({ brandId: 1, postId: created.id })).deliveries;
+  expect(deliveries.map((d) => d.status)).toEqual(Array(6).fill('sent'));
+  expect([...platform.sends.values()]).toEqual(Array(6).fill(1));
+  expect(second.logged).toEqual([]);
 });
 
 it('takes over an expired claim once, and its stalled owner then records and announces nothing', async () => {

@@ -16,8 +16,6 @@ import { openLocalRuntime } from '../../src/local-runtime.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { SandboxPublisher } from '../../src/publish/sandbox-publisher.js';
 import { Scheduler } from '../../src/publish/scheduler.js';
-import { SCHEMA_VERSION as POSTGRES_SCHEMA_VERSION } from '../../src/store/postgres/migrations.js';
-import { SCHEMA_VERSION as SQLITE_SCHEMA_VERSION } from '../../src/store/sqlite/migrations.js';
 import { runSqlElsewhere } from '../support/local.js';
 import { expectTimestamps, invalidBody, KEY_A, openRestWorld, type RestWorld, readJson } from './support.js';
 
@@ -146,14 +144,16 @@ describe('a stored row the service cannot present', () => {
     );
     await publishEverythingDue();
     // What a store written before the limit holds: a comment due in the year 316,889 (10^13 s after),
-    // at the schema version before the repair.
+    // at the schema version before the repair (SQLite's 8th migration, PostgreSQL's 4th; the later ones
+    // undone too).
     const postId = created.body.data.id;
-    const poison = `UPDATE deliveries SET comment_due_at_ms = 10000000000000000 WHERE post_id = ${postId};`;
+    const poison = `UPDATE deliveries SET comment_due_at_ms = 10000000000000000 WHERE post_id = ${postId};
+      ALTER TABLE deliveries DROP COLUMN comment_attempts;`;
     await runSqlElsewhere(
       world.rt,
       world.rt.databaseUrl
-        ? `${poison} DELETE FROM social_publisher_migrations WHERE version = ${POSTGRES_SCHEMA_VERSION}`
-        : `${poison} PRAGMA user_version = ${SQLITE_SCHEMA_VERSION - 1}`,
+        ? `${poison} DELETE FROM social_publisher_migrations WHERE version >= 4`
+        : `${poison} PRAGMA user_version = 7`,
     );
 
     const upgraded = await openLocalRuntime(

@@ -34,7 +34,7 @@ const CLAIM_PENDING = claimStatement(
 const CLAIM_DUE_COMMENTS = claimStatement(
   `SELECT id FROM deliveries WHERE comment_status = 'pending' AND comment_due_at_ms <= $3
    ORDER BY comment_due_at_ms, id LIMIT $4`,
-  `comment_status = 'sending', claim_owner = $1, lease_until_ms = $2`,
+  `comment_status = 'sending', comment_attempts = comment_attempts + 1, claim_owner = $1, lease_until_ms = $2`,
 );
 
 /** A closing whose lease ended is taken over: closing a closed poll is harmless. */

@@ -227,6 +227,10 @@ const MIGRATIONS: readonly string[] = [
   `
   UPDATE deliveries SET comment_due_at_ms = 253402300799999 WHERE comment_due_at_ms > 253402300799999;
   `,
+  // 5: an auto-comment counts its own attempts (it counted its delivery's, and was retried for ever).
+  `
+  ALTER TABLE deliveries ADD COLUMN comment_attempts integer NOT NULL DEFAULT 0;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

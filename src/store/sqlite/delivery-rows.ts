@@ -227,7 +227,8 @@ export class SqliteDeliveryStore implements DeliveryStore {
     return this.scope.run(() => {
       const rows = this.sql.immediate(() =>
         this.sql.all(
-          `UPDATE deliveries SET comment_status = 'sending', claim_owner = ?, lease_until_ms = ?
+          `UPDATE deliveries SET comment_status = 'sending', comment_attempts = comment_attempts + 1, claim_owner = ?,
+           lease_until_ms = ?
          WHERE id IN (
            SELECT id FROM deliveries INDEXED BY deliveries_comments_pending
            WHERE comment_status = 'pending' AND comment_due_at_ms <= ? ORDER BY comment_due_at_ms LIMIT ?)
