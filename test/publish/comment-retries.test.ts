@@ -7,85 +7,26 @@
  * Mastodon channel on its loopback stand-in, which answers 503 to every reply.
  */
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { ChannelConnectors } from '../../src/publish/channel-connectors.js';
-import { mediaLoader } from '../../src/publish/media-loader.js';
 import { RETRY_POLICY } from '../../src/publish/retry-policy.js';
-import { SandboxPublisher } from '../../src/publish/sandbox-publisher.js';
-import { Scheduler } from '../../src/publish/scheduler.js';
-import { LocalPublishingService } from '../../src/service/local-service.js';
-import { openTestRuntime, type TestRuntime } from '../support/local.js';
-import { type MastodonServer, startMastodonServer } from '../support/mastodon-server.js';
+import { type ConnectedEngine, openConnectedEngine } from '../support/connected-engine.js';
 
-let rt: TestRuntime;
-let mastodon: MastodonServer;
-
+let world: ConnectedEngine;
 beforeEach(async () => {
-  rt = await openTestRuntime({ demo: false, now: Date.now() });
-  mastodon = await startMastodonServer();
-  await rt.importWorkspace({
-    brands: [
-      {
-        title: 'Acme',
-        timezone: 'Europe/London',
-        channels: [
-          {
-            name: 'Acme on Mastodon',
-            type: 'Mastodon',
-            connection: {
-              connector: 'mastodon',
-              account: '@publisher',
-              instance: mastodon.url,
-              secretEnv: 'ACME_MASTODON',
-            },
-          },
-        ],
-        collections: [{ title: 'Social', channels: ['Acme on Mastodon'] }],
-      },
-    ],
-    users: [{ name: 'Ada', timezone: 'Europe/London', apiKey: 'ada-key-0123456789', brands: ['Acme'] }],
-  });
+  world = await openConnectedEngine();
 });
-
-afterEach(async () => {
-  await rt.close();
-  await mastodon.close();
-});
-
-function scheduler(): Scheduler {
-  const { store, secrets } = rt.runtime;
-  const fallback = new SandboxPublisher(store.sandbox, rt.clock);
-  const connectors = new ChannelConnectors({
-    store,
-    secrets,
-    fallback,
-    readEnv: (name) => (name === 'ACME_MASTODON' ? mastodon.token : undefined),
-    context: {
-      loadMedia: mediaLoader(store, undefined, undefined),
-      clock: rt.clock,
-      log: () => undefined,
-      timeoutMs: 5_000,
-      userAgent: 'test',
-    },
-  });
-  return new Scheduler({ store, clock: rt.clock, publisher: fallback, connectors });
-}
+afterEach(() => world.close());
 
 it('gives a failing comment up after its own attempts, waiting 30 s doubling to 15 min between them', async () => {
   expect(RETRY_POLICY.transientAttempts).toBe(8);
-  const { store } = rt.runtime;
-  const brandId = (await store.findBrandIdByTitle('Acme'))!;
-  const collectionId = (await store.listCollections(brandId, { limit: 10, offset: 0 }))[0]!.id;
-  const service = new LocalPublishingService(rt.runtime, (await store.onlyUser())!);
-  const engine = scheduler();
-  const { id } = await service.createPost({
-    brandId,
-    collectionId,
+  const { mastodon, rt } = world;
+  const engine = world.scheduler(5_000);
+  const post = await world.publishTo('Mastodon', {
     publishMode: 'IMMEDIATE',
     caption: 'Out now',
     comment: { comment: 'More soon', delay: 60 },
   });
   await engine.runOnce();
-  const delivery = async () => (await service.getPost({ brandId, postId: id! })).deliveries[0]!;
+  const delivery = async () => (await post.read()).deliveries[0]!;
   expect((await delivery()).status).toBe('sent');
   // From now on every status the instance is asked for (the reply) is answered 503.
   mastodon.failNext('/api/v1/statuses', 1_000, 503);

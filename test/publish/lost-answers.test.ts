@@ -2,106 +2,22 @@
  * A send whose answer was lost (the platform created the post, then no answer came), through the engine:
  * on a platform that recognises a repeated send (Mastodon, by Idempotency-Key) it is sent again with the
  * same key and published once; on one that cannot (Telegram) it fails with a reason saying why, and is
- * never sent again. Counted where it happens, at the platforms' stand-ins. A real scheduler on a real
- * store, connected channels on their loopback stand-ins, the connectors' deadline short.
+ * never sent again. Counted where it happens, at the platforms' stand-ins.
  */
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { ChannelConnectors } from '../../src/publish/channel-connectors.js';
-import { mediaLoader } from '../../src/publish/media-loader.js';
-import { SandboxPublisher } from '../../src/publish/sandbox-publisher.js';
-import { Scheduler } from '../../src/publish/scheduler.js';
-import { LocalPublishingService } from '../../src/service/local-service.js';
-import { openTestRuntime, type TestRuntime } from '../support/local.js';
-import { type MastodonServer, startMastodonServer } from '../support/mastodon-server.js';
-import { CHANNEL, startTelegramServer, type TelegramServer } from '../support/telegram-server.js';
+import { type ConnectedEngine, openConnectedEngine } from '../support/connected-engine.js';
 
-let rt: TestRuntime;
-let mastodon: MastodonServer;
-let telegram: TelegramServer;
-
+let world: ConnectedEngine;
 beforeEach(async () => {
-  rt = await openTestRuntime({ demo: false, now: Date.now() });
-  mastodon = await startMastodonServer();
-  telegram = await startTelegramServer();
-  await rt.importWorkspace({
-    brands: [
-      {
-        title: 'Acme',
-        timezone: 'Europe/London',
-        channels: [
-          {
-            name: 'Acme on Mastodon',
-            type: 'Mastodon',
-            connection: {
-              connector: 'mastodon',
-              account: '@publisher',
-              instance: mastodon.url,
-              secretEnv: 'ACME_MASTODON',
-            },
-          },
-          {
-            name: 'Acme on Telegram',
-            type: 'Telegram',
-            connection: {
-              connector: 'telegram',
-              account: `@${CHANNEL.username}`,
-              instance: telegram.url,
-              secretEnv: 'ACME_TELEGRAM',
-            },
-          },
-        ],
-        collections: [
-          { title: 'Mastodon', channels: ['Acme on Mastodon'] },
-          { title: 'Telegram', channels: ['Acme on Telegram'] },
-        ],
-      },
-    ],
-    users: [{ name: 'Ada', timezone: 'Europe/London', apiKey: 'ada-key-0123456789', brands: ['Acme'] }],
-  });
+  world = await openConnectedEngine();
 });
-
-afterEach(async () => {
-  await rt.close();
-  await mastodon.close();
-  await telegram.close();
-});
-
-function scheduler(): Scheduler {
-  const { store, secrets } = rt.runtime;
-  const secretsByName: Record<string, string> = {
-    ACME_MASTODON: mastodon.token,
-    ACME_TELEGRAM: telegram.token,
-  };
-  const fallback = new SandboxPublisher(store.sandbox, rt.clock);
-  const connectors = new ChannelConnectors({
-    store,
-    secrets,
-    fallback,
-    readEnv: (name) => secretsByName[name],
-    context: {
-      loadMedia: mediaLoader(store, undefined, undefined),
-      clock: rt.clock,
-      log: () => undefined,
-      timeoutMs: 500,
-      userAgent: 'test',
-    },
-  });
-  return new Scheduler({ store, clock: rt.clock, publisher: fallback, connectors });
-}
-
-async function publishTo(collectionTitle: string, caption: string) {
-  const { store } = rt.runtime;
-  const brandId = (await store.findBrandIdByTitle('Acme'))!;
-  const collections = await store.listCollections(brandId, { limit: 10, offset: 0 });
-  const collectionId = collections.find((c) => c.title === collectionTitle)!.id;
-  const service = new LocalPublishingService(rt.runtime, (await store.onlyUser())!);
-  const { id } = await service.createPost({ brandId, collectionId, publishMode: 'IMMEDIATE', caption });
-  return async () => (await service.getPost({ brandId, postId: id! })).deliveries[0]!;
-}
+afterEach(() => world.close());
 
 it('sends again, with its key, a send whose answer was lost on a platform that deduplicates: published once', async () => {
-  const engine = scheduler();
-  const delivery = await publishTo('Mastodon', 'Lost answer');
+  const { mastodon, rt } = world;
+  const engine = world.scheduler();
+  const post = await world.publishTo('Mastodon', { publishMode: 'IMMEDIATE', caption: 'Lost answer' });
+  const delivery = async () => (await post.read()).deliveries[0]!;
   mastodon.hangAfterCreatingNext(1);
   await engine.runOnce();
   const waiting = await delivery();
@@ -121,8 +37,10 @@ it('sends again, with its key, a send whose answer was lost on a platform that d
 });
 
 it('fails, and never sends again, a send whose answer was lost on a platform that cannot deduplicate', async () => {
-  const engine = scheduler();
-  const delivery = await publishTo('Telegram', 'Lost answer');
+  const { telegram, rt } = world;
+  const engine = world.scheduler();
+  const post = await world.publishTo('Telegram', { publishMode: 'IMMEDIATE', caption: 'Lost answer' });
+  const delivery = async () => (await post.read()).deliveries[0]!;
   telegram.failNext(1, { kind: 'hang', afterRecording: true });
   await engine.runOnce();
   const failed = await delivery();
@@ -134,4 +52,26 @@ it('fails, and never sends again, a send whose answer was lost on a platform tha
   expect(telegram.messages).toHaveLength(1);
   expect(telegram.callsOf('sendMessage')).toBe(1);
   expect((await delivery()).status).toBe('failed');
+});
+
+it('closes a Telegram poll at the end of its period, once, through the engine', async () => {
+  const { telegram, rt } = world;
+  const engine = world.scheduler();
+  const post = await world.publishTo('Telegram', {
+    publishMode: 'IMMEDIATE',
+    poll: { question: 'Which roast?', options: ['Light', 'Dark'], period: '1d' },
+  });
+  await engine.runOnce();
+  expect((await post.read()).deliveries[0]!.status).toBe('sent');
+  expect(telegram.messages).toHaveLength(1);
+  expect(telegram.messages[0]!.poll?.isClosed).toBe(false);
+  // Telegram closes a poll by itself only up to 10 minutes: a day's poll is closed by the engine.
+  rt.clock.advance(24 * 60 * 60_000 - 1_000);
+  await engine.runOnce();
+  expect(telegram.callsOf('stopPoll')).toBe(0);
+  rt.clock.advance(1_000);
+  await engine.runOnce();
+  await engine.runOnce();
+  expect(telegram.callsOf('stopPoll')).toBe(1);
+  expect(telegram.messages[0]!.poll?.isClosed).toBe(true);
 });
