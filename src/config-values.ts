@@ -30,17 +30,21 @@ export function parseTimeoutSeconds(value: string | undefined): number {
   return seconds;
 }
 
-/** SOCIAL_PUBLISHER_DATABASE_URL and _POOL_SIZE (absent: SQLite). */
+/** SOCIAL_PUBLISHER_DATABASE_URL, _POOL_SIZE and _TIMEOUT_SECONDS (absent: SQLite). */
 export function parseDatabase(
   url: string | undefined,
   pool: string | undefined,
+  timeout: string | undefined,
   apiUrl: string | undefined,
-): { url: string; poolSize: number } | undefined {
+): { url: string; poolSize: number; timeoutMs: number } | undefined {
   if (url === undefined) {
-    if (pool !== undefined)
-      throw new ConfigError(
-        'SOCIAL_PUBLISHER_DATABASE_POOL_SIZE applies to PostgreSQL: set SOCIAL_PUBLISHER_DATABASE_URL too.',
-      );
+    for (const [value, name] of [
+      [pool, 'SOCIAL_PUBLISHER_DATABASE_POOL_SIZE'],
+      [timeout, 'SOCIAL_PUBLISHER_DATABASE_TIMEOUT_SECONDS'],
+    ] as const) {
+      if (value !== undefined)
+        throw new ConfigError(`${name} applies to PostgreSQL: set SOCIAL_PUBLISHER_DATABASE_URL too.`);
+    }
     return undefined;
   }
   if (!/^postgres(ql)?:\/\/\S+$/.test(url)) {
@@ -59,8 +63,20 @@ export function parseDatabase(
       `SOCIAL_PUBLISHER_DATABASE_POOL_SIZE must be a whole number from 1 to 1000, not "${pool}".`,
     );
   }
-  return { url, poolSize };
+  const timeoutSeconds = timeout === undefined ? DATABASE_TIMEOUT_SECONDS : Number(timeout);
+  if (!/^\d+$/.test(timeout ?? '10') || timeoutSeconds < 1 || timeoutSeconds > 600) {
+    throw new ConfigError(
+      `SOCIAL_PUBLISHER_DATABASE_TIMEOUT_SECONDS must be a whole number of seconds from 1 to 600, not "${timeout}".`,
+    );
+  }
+  return { url, poolSize, timeoutMs: timeoutSeconds * 1000 };
 }
+
+/**
+ * How long a call waits for PostgreSQL (a connection, a statement's answer) before it answers 503: long
+ * enough for a statement slowed by load, short enough that a client is not held by a frozen server.
+ */
+const DATABASE_TIMEOUT_SECONDS = 10;
 
 /** Whole seconds from 2 (renewals come every third of it) to an hour. */
 export function parseLeaseSeconds(value: string | undefined): number {

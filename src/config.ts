@@ -91,9 +91,10 @@ export interface Config {
   drainMs: number;
   /**
    * A PostgreSQL server to store in (`postgres://…`), shared by every instance that names it; absent:
-   * SQLite, one file in the data directory.
+   * SQLite, one file in the data directory. `timeoutMs`: the deadline of each wait for it (a connection,
+   * a statement's answer), after which the call answers 503; default 10 s.
    */
-  database?: { url: string; poolSize: number };
+  database?: { url: string; poolSize: number; timeoutMs?: number };
 }
 
 /** Where deliveries go: the sandbox (records them) or a webhook (POSTs each, signed). */
@@ -195,6 +196,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
   const database = parseDatabase(
     nonEmpty(env.SOCIAL_PUBLISHER_DATABASE_URL),
     nonEmpty(env.SOCIAL_PUBLISHER_DATABASE_POOL_SIZE),
+    nonEmpty(env.SOCIAL_PUBLISHER_DATABASE_TIMEOUT_SECONDS),
     apiUrl,
   );
   if (database) config.database = database;

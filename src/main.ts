@@ -8,7 +8,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { type Config, ConfigError, loadConfig, USAGE } from './config.js';
-import { isStorageFault, StorageStartError, ValidationError } from './domain/errors.js'; // no imports of its own
+import {
+  DatabaseUnavailableError,
+  isStorageFault,
+  StorageStartError,
+  ValidationError,
+} from './domain/errors.js'; // no imports of its own
 import type { LocalRuntime } from './local-runtime.js';
 import { logError, logInfo } from './logger.js';
 import { SERVER_NAME } from './mcp/handshake.js';
@@ -340,6 +345,7 @@ async function main(): Promise<number> {
 /** The reason a start failed, in one line for the client (its details stay in the log). */
 function failureReason(error: unknown): string {
   if (error instanceof ConfigError || error instanceof StorageStartError) return error.message;
+  if (error instanceof DatabaseUnavailableError) return error.reason;
   if (isStorageFault(error)) return `${error.reason} (nothing was saved)`;
   return `${error instanceof Error ? error.message : String(error)}; the server's log (stderr) has the details`;
 }
@@ -349,7 +355,9 @@ function report(error: unknown): void {
     process.stderr.write(`social-publisher-mcp: ${error.message}\n`);
   } else if (isStorageFault(error)) {
     // A write refused once the store was open (an import, the demo, a key): the reason, then the real fault.
-    logError(`stopped, the last write was not saved: ${error.reason}`, error.cause ?? error);
+    const what =
+      error instanceof DatabaseUnavailableError ? 'stopped' : 'stopped, the last write was not saved';
+    logError(`${what}: ${error.reason}`, error.cause ?? error);
   } else if (error instanceof ValidationError) {
     const lines = Object.entries(error.errors).flatMap(([path, messages]) =>
       messages.map((m) => `  ${path}: ${m}`),

@@ -68,6 +68,9 @@ Environment:
   SOCIAL_PUBLISHER_DATABASE_POOL_SIZE
                              PostgreSQL connections per process (1-1000, default 10), plus one that listens
                              for the other instances' plan changes
+  SOCIAL_PUBLISHER_DATABASE_TIMEOUT_SECONDS
+                             the longest a call waits for PostgreSQL, for a connection or for a statement's
+                             answer (1-600, default 10); then it answers 503 with Retry-After
   SOCIAL_PUBLISHER_DRAIN_SECONDS
                              serve, on SIGTERM: answer GET /health with 503 this long while still serving
                              requests, then stop accepting (0-300, default 0), so a load balancer moves away`;

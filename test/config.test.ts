@@ -27,14 +27,36 @@ it('reads SOCIAL_PUBLISHER_DRAIN_SECONDS: 0 by default, whole seconds up to 300'
 it('reads the PostgreSQL database and its pool size, and refuses a pool size without a database', () => {
   const url = 'postgres://spm:secret@db.internal:5432/social_publisher';
   expect(serve({}).database).toBeUndefined();
-  expect(serve({ SOCIAL_PUBLISHER_DATABASE_URL: url }).database).toEqual({ url, poolSize: 10 });
+  expect(serve({ SOCIAL_PUBLISHER_DATABASE_URL: url }).database).toEqual({
+    url,
+    poolSize: 10,
+    timeoutMs: 10_000,
+  });
   expect(
     serve({ SOCIAL_PUBLISHER_DATABASE_URL: url, SOCIAL_PUBLISHER_DATABASE_POOL_SIZE: '4' }).database,
-  ).toEqual({ url, poolSize: 4 });
+  ).toEqual({ url, poolSize: 4, timeoutMs: 10_000 });
   expect(() => serve({ SOCIAL_PUBLISHER_DATABASE_POOL_SIZE: '4' })).toThrow(
     'SOCIAL_PUBLISHER_DATABASE_POOL_SIZE applies to PostgreSQL: set SOCIAL_PUBLISHER_DATABASE_URL too.',
   );
   expect(() => serve({ SOCIAL_PUBLISHER_DATABASE_URL: 'mysql://x' })).toThrow(ConfigError);
+});
+
+it('reads SOCIAL_PUBLISHER_DATABASE_TIMEOUT_SECONDS: 10 by default, whole seconds from 1 to 600, with a database only', () => {
+  const url = 'postgres://spm:secret@db.internal:5432/social_publisher';
+  const timeout = (seconds: string) =>
+    serve({ SOCIAL_PUBLISHER_DATABASE_URL: url, SOCIAL_PUBLISHER_DATABASE_TIMEOUT_SECONDS: seconds })
+      .database;
+  expect(timeout('1')?.timeoutMs).toBe(1_000);
+  expect(timeout('600')?.timeoutMs).toBe(600_000);
+  expect(timeout(' ')?.timeoutMs).toBe(10_000);
+  for (const bad of ['0', '601', '1.5', '-1', 'ten']) {
+    expect(() => timeout(bad)).toThrow(
+      `SOCIAL_PUBLISHER_DATABASE_TIMEOUT_SECONDS must be a whole number of seconds from 1 to 600, not "${bad}".`,
+    );
+  }
+  expect(() => serve({ SOCIAL_PUBLISHER_DATABASE_TIMEOUT_SECONDS: '5' })).toThrow(
+    'SOCIAL_PUBLISHER_DATABASE_TIMEOUT_SECONDS applies to PostgreSQL: set SOCIAL_PUBLISHER_DATABASE_URL too.',
+  );
 });
 
 it('reads SOCIAL_PUBLISHER_WEBHOOK_DEDUPLICATES (or webhookDeduplicates in publisher.json): off by default, only with the webhook', () => {

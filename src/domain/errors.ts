@@ -134,20 +134,71 @@ export class StorageReadOnlyError extends Error {
   }
 }
 
-export type StorageFault = StorageFullError | StorageReadOnlyError;
+/**
+ * 503: the database server cannot be used just now: it refuses connections or drops them (stopped,
+ * restarting, out of connections), or it gave no answer within the database deadline (frozen, cut off,
+ * overloaded). Transient, unlike the faults above: the same call succeeds once it answers again, and
+ * trying it again is safe (a post created again is answered with the first one, see create-post.ts).
+ * `database` names it (`host:port/name`, never a user or password); `problem` says what happened, in a
+ * few words; `inDoubt`: a change was sent and no answer came (a COMMIT, a write of its own), so it may
+ * have been saved; otherwise the statement that failed saved nothing. `cause` is the driver's error.
+ */
+export class DatabaseUnavailableError extends Error {
+  readonly status = 503;
+  /** Seconds a client should wait before trying again (Retry-After). */
+  readonly retryAfterSeconds = 5;
+  constructor(
+    readonly database: string,
+    readonly problem: string,
+    readonly inDoubt: boolean,
+    options?: ErrorOptions,
+  ) {
+    super(`Service Unavailable: the database at ${database} is unavailable (${problem}).`, options);
+    this.name = 'DatabaseUnavailableError';
+  }
 
-export function isStorageFault(error: unknown): error is StorageFault {
-  return error instanceof StorageFullError || error instanceof StorageReadOnlyError;
+  /** For the operator's log, beside the cause. */
+  get reason(): string {
+    const doubt = this.inDoubt ? ', before it confirmed a change, which may have been saved' : '';
+    return `the database at ${this.database} is unavailable (${this.problem})${doubt}`;
+  }
 }
 
-/** The spec's error body for a storage fault: `errors.storage` says what happened and what must change. */
+export type StorageFault = StorageFullError | StorageReadOnlyError | DatabaseUnavailableError;
+
+export function isStorageFault(error: unknown): error is StorageFault {
+  return (
+    error instanceof StorageFullError ||
+    error instanceof StorageReadOnlyError ||
+    error instanceof DatabaseUnavailableError
+  );
+}
+
+/**
+ * The spec's error body for a storage fault: `errors.storage` says what happened and what must change;
+ * for an unavailable database, `errors.database`, and `errors.saved` when a change may have been saved.
+ */
 export function storageFaultBody(error: StorageFault): ErrorBody {
+  if (error instanceof DatabaseUnavailableError) return databaseUnavailableBody(error);
   const storage =
     error instanceof StorageFullError
       ? "The server's disk is full, so nothing was saved. Free space on the server, then try again."
       : "The server's data directory is no longer writable, so nothing was saved. Make it writable on the server again, then try again.";
   return { status: 'error', message: error.message, errors: { storage } };
 }
+
+function databaseUnavailableBody(error: DatabaseUnavailableError): ErrorBody {
+  const retry = `Try again in a few seconds (after ${error.retryAfterSeconds} s): trying again is safe.`;
+  const errors: Record<string, string> = {
+    database: `The server's database, at ${error.database}, is unavailable (${error.problem}). ${retry}`,
+  };
+  if (error.inDoubt) errors.saved = DATABASE_IN_DOUBT;
+  return { status: 'error', message: error.message, errors };
+}
+
+/** Why trying again is safe even when a change may have been saved (`errors.saved`). */
+export const DATABASE_IN_DOUBT =
+  'The database stopped answering before it confirmed the change, which may have been saved: read it back first. A post created again within ten minutes, or with the same idempotencyKey, is answered with the post saved first instead of a second one.';
 
 /**
  * The local store cannot be used, found while opening it at start: a read-only or unwritable data

@@ -6,6 +6,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import {
+  DatabaseUnavailableError,
   isServiceError,
   isStorageFault,
   type ServiceError,
@@ -58,9 +59,16 @@ function isAbortReason(error: unknown): boolean {
 
 /**
  * A storage fault for an assistant, which would otherwise retry: what happened, that nothing was saved,
- * and that no retry can succeed until someone acts on the server.
+ * and that no retry can succeed until someone acts on the server. An unavailable database is the
+ * exception: it passes, so the call is to be made again a little later (it is safe to).
  */
 function storageFaultText(error: StorageFault): string {
+  if (error instanceof DatabaseUnavailableError) {
+    const doubt = error.inDoubt
+      ? ` It stopped answering before it confirmed the change, which may have been saved: check with get_post or list_posts before calling again (create_post called again within ten minutes answers with the post saved first).`
+      : '';
+    return `The server's database, at ${error.database}, is unavailable just now (${error.problem}).${doubt} Try the call again in a few seconds (after ${error.retryAfterSeconds} s); trying again is safe. If it keeps failing for minutes, tell the user that the server's database is down.`;
+  }
   return error instanceof StorageFullError
     ? "The server's disk is full, so nothing was saved. Do not retry: it cannot succeed until the server's operator frees space on its disk. Tell the user."
     : "The server's data directory is no longer writable (read-only or its permissions changed), so nothing was saved. Do not retry: it cannot succeed until the server's operator makes it writable again. Tell the user.";
@@ -93,7 +101,10 @@ export async function errorResult(
     };
   }
   if (isStorageFault(error)) {
-    log(`tool call failed, nothing saved: ${error.reason}`, error.cause ?? error);
+    // The store logs an outage of its database once, not once per call.
+    if (!(error instanceof DatabaseUnavailableError)) {
+      log(`tool call failed, nothing saved: ${error.reason}`, error.cause ?? error);
+    }
     return {
       isError: true,
       content: [{ type: 'text', text: storageFaultText(error) }],

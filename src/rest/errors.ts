@@ -1,11 +1,13 @@
 /**
  * Errors → HTTP, in one place: the spec's bodies and statuses; a storage fault is a 507 (disk full) or
- * 503 (data directory no longer writable) whose body says so, with the real fault logged once; anything
- * unexpected is a logged 500.
+ * 503 (data directory no longer writable) whose body says so, with the real fault logged once; a
+ * database that cannot be used just now is a 503 with Retry-After whose body names it (the store logs
+ * the outage, once, not each request); anything unexpected is a logged 500.
  */
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import {
+  DatabaseUnavailableError,
   type ErrorBody,
   isServiceError,
   isStorageFault,
@@ -22,6 +24,11 @@ export function errorResponse(
 ): Response {
   if (isServiceError(error)) {
     return c.json(toErrorBody(error), error.status as ContentfulStatusCode);
+  }
+  if (error instanceof DatabaseUnavailableError) {
+    return c.json(storageFaultBody(error), error.status, {
+      'retry-after': String(error.retryAfterSeconds),
+    });
   }
   const request = `${c.req.method} ${new URL(c.req.url).pathname}`;
   if (isStorageFault(error)) {

@@ -30,7 +30,8 @@ export interface OpenedStore {
 export async function openStore(config: Pick<Config, 'dataDir' | 'database'>): Promise<OpenedStore> {
   if (config.database) {
     const { openPostgresStore } = await import('./postgres/postgres-store.js');
-    const store = await openPostgresStore(config.database.url, { poolSize: config.database.poolSize });
+    const { url, poolSize, timeoutMs } = config.database;
+    const store = await openPostgresStore(url, { poolSize, timeoutMs, log: logInfo });
     const signals = store.signals(logInfo);
     return { store, planSignal: signals, eventRelay: signals };
   }

@@ -11,10 +11,22 @@
  *   const server = await startPostgres();        // in beforeAll: about 0.5 s
  *   const url = await server.createDatabase();   // postgres://…/spm_1a2b3c4d5e6f, empty
  *   await server.stop();                         // in afterAll
+ *
+ * An outage, for tests of what the store does meanwhile: `shutDown()` and `startAgain()` (the same port
+ * and cluster), `pause()` and `resume()` (SIGSTOP and SIGCONT: a frozen server, Linux only).
  */
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -54,6 +66,20 @@ export interface PostgresServer {
   readonly startupMs: number;
   /** Stops the server and removes its cluster; a second call does nothing. */
   stop(): Promise<void>;
+  /**
+   * Shuts the server down as an operator would (a fast shutdown: sessions are ended with 57P01), keeping
+   * its cluster: connections are refused until `startAgain`.
+   */
+  shutDown(): Promise<void>;
+  /** Starts a server that was shut down again, on the same port and cluster; else does nothing. */
+  startAgain(): Promise<void>;
+  /**
+   * Freezes the server: SIGSTOP to the postmaster and every process it started (its backends, its
+   * writers). The kernel still accepts connections and statements, and nothing answers, until `resume`.
+   */
+  pause(): void;
+  /** SIGCONT to every process `pause` stopped. */
+  resume(): void;
 }
 
 const INSTALL_HINT =
@@ -246,6 +272,17 @@ export async function startPostgres(): Promise<PostgresServer> {
     `postgres://${user}:${password}@127.0.0.1:${port}/${encodeURIComponent(database)}`;
   let stopped = false;
   const running = server;
+  let down = false;
+  let paused: number[] = [];
+  const resume = () => {
+    for (const pid of paused.splice(0).reverse()) {
+      try {
+        process.kill(pid, 'SIGCONT');
+      } catch {
+        // A process that ended meanwhile.
+      }
+    }
+  };
   return {
     url,
     startupMs,
@@ -253,11 +290,55 @@ export async function startPostgres(): Promise<PostgresServer> {
     async stop() {
       if (stopped) return;
       stopped = true;
+      resume();
       try {
         await running.stop();
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
     },
+    async shutDown() {
+      resume();
+      await running.stop();
+      down = true;
+    },
+    async startAgain() {
+      if (!down) return;
+      await running.start();
+      down = false;
+    },
+    pause() {
+      const postmaster = postmasterPid(join(dir, 'cluster'));
+      // The postmaster first, so that it starts no process once its children are counted.
+      process.kill(postmaster, 'SIGSTOP');
+      paused = [postmaster, ...childrenOf(postmaster)];
+      for (const pid of paused.slice(1)) process.kill(pid, 'SIGSTOP');
+    },
+    resume,
   };
+}
+
+/** The postmaster's pid: the first line of postmaster.pid in the cluster's directory. */
+function postmasterPid(clusterDir: string): number {
+  const pid = Number(readFileSync(join(clusterDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  if (!Number.isSafeInteger(pid) || pid <= 0) throw new Error(`no postmaster.pid in ${clusterDir}`);
+  return pid;
+}
+
+/** The processes whose parent is `pid` (Linux: /proc/<pid>/stat, field 4). */
+function childrenOf(pid: number): number[] {
+  const children: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // ended meanwhile
+    }
+    // `pid (comm) state ppid …`: comm may hold spaces and parentheses, so read after the last ')'.
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (ppid === pid) children.push(Number(entry));
+  }
+  return children;
 }

@@ -17,7 +17,7 @@ export interface PostgresDatabases {
    */
   database(options?: { empty?: boolean }): Promise<string>;
   /** A store on `url` (by default the file's database, emptied), closed after the test. */
-  open(url?: string, options?: { poolSize?: number }): Promise<PostgresStore>;
+  open(url?: string, options?: { poolSize?: number; timeoutMs?: number }): Promise<PostgresStore>;
   /** Runs one statement on `url` with a connection of its own; its rows. */
   query<R extends Record<string, unknown>>(url: string, text: string, params?: unknown[]): Promise<R[]>;
 }

@@ -22,7 +22,7 @@ import { PostgresApiKeyStore } from './api-key-rows.js';
 import type { AsyncStore } from './async-port.js';
 import { type ConnectionMemo, PostgresConnectionStore } from './connection-rows.js';
 import { PostgresDeliveryStore } from './delivery-rows.js';
-import { openPool } from './open-database.js';
+import { openPool, type PoolOptions } from './open-database.js';
 import { PostgresPostStore, QueueRunMemo } from './post-rows.js';
 import {
   BRAND_COLUMNS,
@@ -71,9 +71,9 @@ export class PostgresStore implements AsyncStore {
   }
 
   /** Connects to the database at `url` (a `postgres://` URL) and brings its schema up to date. */
-  static async open(url: string, options: { poolSize?: number } = {}): Promise<PostgresStore> {
-    const pool = await openPool(url, options);
-    return new PostgresStore(new PoolSql(pool), {
+  static async open(url: string, options: PoolOptions = {}): Promise<PostgresStore> {
+    const { pool, faults } = await openPool(url, options);
+    return new PostgresStore(new PoolSql(pool, faults), {
       url,
       pool,
       memo: {},
@@ -376,7 +376,7 @@ export class PostgresStore implements AsyncStore {
 }
 
 /** Opens the PostgreSQL store at `url`, its schema brought up to date. */
-export function openPostgresStore(url: string, options: { poolSize?: number } = {}): Promise<PostgresStore> {
+export function openPostgresStore(url: string, options: PoolOptions = {}): Promise<PostgresStore> {
   return PostgresStore.open(url, options);
 }
 

@@ -1,7 +1,8 @@
 /**
  * Statements on PostgreSQL through node-postgres: on any pooled connection outside a transaction, on
- * the one connection of a transaction inside it; transactions that nest as savepoints; PostgreSQL's
- * storage faults turned into the service's typed errors.
+ * the one connection of a transaction inside it; transactions that nest as savepoints; every failure
+ * classified once (database-faults.ts), told whether its statement saves something once it runs (a
+ * write outside a transaction, a COMMIT).
  *
  * Every store transaction takes advisory locks first (advisory-locks.ts), so that transactions that
  * read and then write the same things run one at a time, as on SQLite, whose BEGIN IMMEDIATE takes the
@@ -15,11 +16,16 @@
  * Statements outside a transaction take no lock: each is atomic on its own, a claim picks its rows with
  * FOR UPDATE SKIP LOCKED, and every conditional change is re-checked by PostgreSQL against the row's
  * latest version once its lock is granted.
+ *
+ * A connection that failed or gave no answer in time is discarded without a ROLLBACK (a frozen server
+ * would hold that too): PostgreSQL rolls back the transaction of a connection that goes, so one that did
+ * not reach its COMMIT leaves nothing; one whose COMMIT went unanswered may be saved, and says so.
  */
 import type { Pool, PoolClient, QueryResult } from 'pg';
-import { StorageFullError, StorageReadOnlyError } from '../../domain/errors.js';
+import { DatabaseUnavailableError } from '../../domain/errors.js';
 import type { TransactionTarget } from '../../ports.js';
 import { lockStatements } from './advisory-locks.js';
+import type { DatabaseFaults } from './database-faults.js';
 import { checkOut, giveBack } from './pool-connections.js';
 import { driverParams, statement } from './statements.js';
 
@@ -89,26 +95,6 @@ export function literal(value: number): string {
   return String(value);
 }
 
-/** SQLSTATE codes of PostgreSQL's storage faults. */
-const DISK_FULL = '53100';
-const READ_ONLY_SQL_TRANSACTION = '25006';
-
-/**
- * A full disk or a read-only server (a standby, `default_transaction_read_only`) as the service's typed
- * error, the PostgreSQL error kept as `cause`; any other error as it is (a unique violation stays the
- * driver's error, code 23505, as SQLite's stays its driver's).
- */
-export function storageFault(error: unknown): unknown {
-  switch ((error as { code?: unknown } | null)?.code) {
-    case DISK_FULL:
-      return new StorageFullError({ cause: error });
-    case READ_ONLY_SQL_TRANSACTION:
-      return new StorageReadOnlyError({ cause: error });
-    default:
-      return error;
-  }
-}
-
 /** A brand's plan version and the times its latest change freed (post-rows.ts `heldQueueRun`). */
 export const PLAN_OF_BRAND = 'SELECT plan_version, plan_freed FROM brands';
 
@@ -167,16 +153,19 @@ function lastRows(result: QueryResult<Row> | QueryResult<Row>[]): Row[] {
 export class PoolSql extends Statements {
   readonly inTransaction = false;
 
-  constructor(private readonly pool: Pool) {
+  constructor(
+    private readonly pool: Pool,
+    private readonly faults: DatabaseFaults,
+  ) {
     super();
   }
 
   protected async query(text: string, params: unknown[]): Promise<QueryResult<Row>> {
-    try {
-      return await this.pool.query<Row>(statement(text, params));
-    } catch (error) {
-      throw storageFault(error);
-    }
+    const result = await this.pool.query<Row>(statement(text, params)).catch((error: unknown) => {
+      throw this.faults.fault(error, !READ.test(text));
+    });
+    this.faults.answered();
+    return result;
   }
 
   async transaction<T>(
@@ -197,8 +186,10 @@ export class PoolSql extends Statements {
     ifFree: boolean,
     readAtBegin?: string,
   ): Promise<{ ran: boolean; result?: T }> {
-    const client = await checkOut(this.pool);
-    const tx = new TransactionSql(client);
+    const client = await checkOut(this.pool).catch((error: unknown) => {
+      throw this.faults.fault(error, false);
+    });
+    const tx = new TransactionSql(client, this.faults);
     // A connection whose ROLLBACK failed is in an unknown state: the pool must not hand it out again.
     let broken: Error | undefined;
     try {
@@ -245,8 +236,13 @@ class TransactionSql extends Statements {
   private planAtBegin: { brandId: number; row: Row | undefined } | undefined;
   /** The rows of the read made with BEGIN (`takeReadAtBegin`), until taken or until a write. */
   private readAtBegin: { text: string; rows: Row[] } | undefined;
+  /** The connection failed or gave no answer in time: nothing more is sent on it, not even ROLLBACK. */
+  private lost: Error | undefined;
 
-  constructor(private readonly client: PoolClient) {
+  constructor(
+    private readonly client: PoolClient,
+    private readonly faults: DatabaseFaults,
+  ) {
     super();
   }
 
@@ -261,20 +257,29 @@ class TransactionSql extends Statements {
     try {
       return await this.control(text, params);
     } catch (error) {
-      const fault = storageFault(error);
-      this.aborted ??= fault;
-      throw fault;
+      this.aborted ??= error;
+      throw error;
     }
   }
 
-  /** A statement that begins or ends a level; runs even when the transaction is aborted. */
-  private control(text: string, params: unknown[] = []): Promise<QueryResult<Row>> {
+  /** A statement that begins or ends a level; runs even in an aborted transaction, not on a lost connection. */
+  private async control(text: string, params: unknown[] = [], commits = false): Promise<QueryResult<Row>> {
     if (this.over) {
       throw new Error(
         'This transaction has ended: a store bound to a transaction may only be used inside its work.',
       );
     }
-    return this.client.query<Row>(statement(text, params));
+    if (this.lost) throw this.lost;
+    let result: QueryResult<Row>;
+    try {
+      result = await this.client.query<Row>(statement(text, params));
+    } catch (error) {
+      const fault = this.faults.fault(error, commits);
+      if (fault instanceof DatabaseUnavailableError) this.lost = fault;
+      throw fault;
+    }
+    this.faults.answered();
+    return result;
   }
 
   /**
@@ -313,14 +318,9 @@ class TransactionSql extends Statements {
   async commit(): Promise<void> {
     if (this.aborted !== undefined) throw this.aborted;
     const writes = this.deferred.map((write) => `${write.text}; `).join('');
-    let result: QueryResult<Row> | QueryResult<Row>[];
-    try {
-      // Several statements answer one result each.
-      result = (await this.control(`${writes}COMMIT`)) as QueryResult<Row> | QueryResult<Row>[];
-    } catch (error) {
-      // A deferred write failed: PostgreSQL skipped the COMMIT after it, and the transaction is aborted.
-      throw storageFault(error);
-    }
+    // Several statements answer one result each. A deferred write that fails has PostgreSQL skip the
+    // COMMIT after it (the transaction is aborted); no answer at all leaves the COMMIT in doubt.
+    const result = (await this.control(`${writes}COMMIT`, [], true)) as QueryResult<Row> | QueryResult<Row>[];
     const last = Array.isArray(result) ? result[result.length - 1]! : result;
     // PostgreSQL answers COMMIT of an aborted transaction with a rollback, not an error.
     if (last.command === 'ROLLBACK') throw new Error('PostgreSQL rolled the transaction back at COMMIT.');
@@ -333,6 +333,7 @@ class TransactionSql extends Statements {
 
   /** Ends the transaction after a failure; the error when even that failed (the connection is lost). */
   async rollBack(): Promise<Error | undefined> {
+    if (this.lost) return this.lost;
     try {
       await this.control('ROLLBACK');
       return undefined;
