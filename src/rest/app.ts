@@ -13,6 +13,7 @@ import { BrandPageRequest, ListBrandsRequest } from '../domain/schemas.js';
 import { AuthThrottle, clientAddress, tooManyAttemptsResponse } from '../http/auth-throttle.js';
 import type { UserRecord } from '../ports.js';
 import type { StreamingPublishingService } from '../service/publishing-service.js';
+import { duringRequest } from '../service/request-time.js';
 import { bearerKey, presentedKey } from './auth.js';
 import { errorResponse, jsonBody, routeNotFound } from './errors.js';
 import { receiveMediaUpload } from './multipart.js';
@@ -75,15 +76,18 @@ export function createRestApp(options: RestOptions): Hono<Env> {
   app.get('/v1/openapi.json', (c) => c.json(openApiDocument()));
 
   const throttle = options.authThrottle ?? new AuthThrottle();
-  app.use('/v1/*', async (c, next) => {
-    const header = c.req.header('authorization');
-    const admission = await throttle.authenticate(clientAddress(c.env), presentedKey(header), () =>
-      options.authenticate(bearerKey(header)),
-    );
-    if (!admission.admitted) return tooManyAttemptsResponse(admission.retryAfterSeconds);
-    c.set('service', options.serviceFor(admission.value));
-    await next();
-  });
+  // The request's time is read as it arrives, before its key is looked up (request-time.ts).
+  app.use('/v1/*', (c, next) =>
+    duringRequest(async () => {
+      const header = c.req.header('authorization');
+      const admission = await throttle.authenticate(clientAddress(c.env), presentedKey(header), () =>
+        options.authenticate(bearerKey(header)),
+      );
+      if (!admission.admitted) return tooManyAttemptsResponse(admission.retryAfterSeconds);
+      c.set('service', options.serviceFor(admission.value));
+      await next();
+    }),
+  );
   // JSON bodies are read whole: bound them. (The media upload streams and has its own limit.)
   const jsonLimit = bodyLimit({
     maxSize: JSON_BODY_MAX_BYTES,

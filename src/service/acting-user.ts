@@ -14,6 +14,7 @@ import {
   systemClock,
   type UserRecord,
 } from '../ports.js';
+import { requestTime } from './request-time.js';
 
 /** How many characters of a key are kept to recognise it by: `spk_` and 8 of its random ones. */
 const KEY_PREFIX_LENGTH = 12;
@@ -48,9 +49,10 @@ export async function authenticate(
   apiKey: string | undefined,
   clock: Clock = systemClock,
 ): Promise<UserRecord> {
+  // Read before the lookup, which may wait for the database: a request's time is when it arrived.
+  const now = requestTime(clock);
   const found = apiKey ? await findKey(store, apiKey) : undefined;
   if (!found || found.key.revokedAtMs !== null) throw new UnauthenticatedError();
-  const now = clock.now();
   if (found.key.lastUsedAtMs === null || now - found.key.lastUsedAtMs >= LAST_USED_RESOLUTION_MS) {
     try {
       await store.apiKeys.recordUse(found.key.id, now);

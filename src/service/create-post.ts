@@ -22,6 +22,7 @@ import type { PostContext } from './post-context.js';
 import { describeOutcome, describePost } from './post-messages.js';
 import { preflightPost } from './preflight.js';
 import { startPublishing } from './publishing.js';
+import { requestTime } from './request-time.js';
 
 /** How long the same post created again counts as a duplicate. */
 export const DUPLICATE_WINDOW_MS = 10 * 60_000;
@@ -32,6 +33,8 @@ function positiveInteger(value: unknown): number | undefined {
 
 export async function createPost(context: PostContext, request: unknown): Promise<CreatedPost> {
   const { store, clock, user } = context;
+  // "In the future" is judged against the time the call arrived, not the time the database answered.
+  const nowMs = requestTime(clock);
   const input = dropAbsentValues(request);
   const raw = isPlainObject(input) ? input : {};
   const schema = validate(CreatePostRequest, input);
@@ -50,7 +53,6 @@ export async function createPost(context: PostContext, request: unknown): Promis
   const collection = brand ? collectionOfBrand : undefined;
   if (brand && collectionId !== undefined && !collection) throw NotFoundError.collection();
 
-  const nowMs = clock.now();
   const checked = brand
     ? await checkPayload(store, brand, collection, raw, nowMs)
     : { errors: {}, scheduledAtMs: undefined };

@@ -31,6 +31,7 @@ import { presentPost } from './post-resource.js';
 import { preflightPost } from './preflight.js';
 import { startPublishing } from './publishing.js';
 import type { Page } from './publishing-service.js';
+import { requestTime } from './request-time.js';
 
 async function brandOf(context: PostContext, brandId: number): Promise<BrandRecord> {
   const brand = await context.store.findBrandOfUser(context.user.id, brandId);
@@ -112,8 +113,13 @@ export async function getPost(context: PostContext, request: unknown): Promise<P
  * Changes the given fields of a post; `null` removes a field, an absent one is kept. The result is
  * validated as a whole, with the messages of create_post.
  */
-export async function updatePost(context: PostContext, request: unknown): Promise<Post> {
-  const { store, clock } = context;
+export function updatePost(context: PostContext, request: unknown): Promise<Post> {
+  return changePost(context, request, requestTime(context.clock));
+}
+
+/** `updatePost` at `nowMs`: the time the call arrived, against which a scheduledAt must be future. */
+async function changePost(context: PostContext, request: unknown, nowMs: number): Promise<Post> {
+  const { store } = context;
   const ids = validateOrThrow(PostRequest.pick({ brandId: true, postId: true }).loose(), request);
   const brand = await brandOf(context, ids.brandId);
   const post = await postOf(store, brand, ids.postId);
@@ -128,7 +134,6 @@ export async function updatePost(context: PostContext, request: unknown): Promis
     else merged[key] = value;
   }
   const raw = dropAbsentValues(merged) as Record<string, unknown>;
-  const nowMs = clock.now();
   const collection = await store.findCollection(brand.id, post.collectionId);
   const checked = await checkPayload(store, brand, collection, raw, nowMs);
   const whole = validate(PostPayload, raw);
@@ -177,9 +182,9 @@ export async function updatePost(context: PostContext, request: unknown): Promis
 }
 
 export async function deletePost(context: PostContext, request: unknown): Promise<DeletedPost> {
+  const nowMs = requestTime(context.clock);
   const { brandId, postId } = validateOrThrow(PostRequest, request);
   const brand = await brandOf(context, brandId);
-  const nowMs = context.clock.now();
   // Read and changed in one transaction: the post may not start publishing in between.
   return context.store.transaction(
     async (tx) => {
@@ -202,9 +207,10 @@ export async function deletePost(context: PostContext, request: unknown): Promis
 
 /** Publishes a draft, queued or scheduled post now (its content is checked as for IMMEDIATE). */
 export async function publishPost(context: PostContext, request: unknown): Promise<Post> {
+  const nowMs = requestTime(context.clock);
   const { brandId, postId } = validateOrThrow(PostRequest, request);
   const brand = await brandOf(context, brandId);
   const post = await postOf(context.store, brand, postId);
   assertEditable(post, 'published now');
-  return updatePost(context, { brandId, postId, publishMode: 'IMMEDIATE' });
+  return changePost(context, { brandId, postId, publishMode: 'IMMEDIATE' }, nowMs);
 }
