@@ -2,10 +2,13 @@
  * A REST error answer turned back into the service's typed errors, so remote mode fails exactly as
  * local mode does: the spec's 422 body → ValidationError, its 404 body → NotFoundError, any 401 →
  * UnauthenticatedError (its cause names the server and the settings to check), a 507 → StorageFullError and a 503 whose body names `storage` →
- * StorageReadOnlyError (the server's storage faults). Anything else (another status, or a body not in
- * the spec's form, such as a proxy's HTML page) is a plain Error naming the request and the status.
+ * StorageReadOnlyError (the server's storage faults), a 503 whose body names `database` →
+ * DatabaseUnavailableError (the server's database unavailable; `saved` says a change is in doubt).
+ * Anything else (another status, or a body not in the spec's form, such as a proxy's HTML page) is a
+ * plain Error naming the request and the status.
  */
 import {
+  DatabaseUnavailableError,
   type FieldErrors,
   NotFoundError,
   StorageFullError,
@@ -84,6 +87,9 @@ export function errorFromResponse(
   if (status === 503 && isPlainObject(object?.errors) && 'storage' in object.errors) {
     return new StorageReadOnlyError(answered);
   }
+  const database = databaseUnavailable(status, object);
+  if (database)
+    return new DatabaseUnavailableError(database.name, database.problem, database.inDoubt, answered);
 
   const serverMessage =
     typeof object?.message === 'string' && object.message.trim() !== ''
@@ -99,6 +105,35 @@ export function errorFromResponse(
   return new Error(
     `${context.request} failed after ${attemptsText(context.attempts)}: the server answered ${status}${serverMessage}${hint}.`,
   );
+}
+
+/**
+ * A 503 that says the server's database is unavailable (domain/errors.ts `storageFaultBody`): its name
+ * and problem as the server's message gives them, and whether a change is in doubt (`errors.saved`).
+ */
+function databaseUnavailable(
+  status: number,
+  body: Record<string, unknown> | undefined,
+): { name: string; problem: string; inDoubt: boolean } | undefined {
+  if (status !== 503 || !isPlainObject(body?.errors) || !('database' in body.errors)) return undefined;
+  const said = typeof body.message === 'string' ? body.message : '';
+  const [, name, problem] = /the database at (.+) is unavailable \((.+)\)\.$/.exec(said) ?? [];
+  return {
+    name: name ?? "the server's",
+    problem: problem ?? 'the server answered 503',
+    inDoubt: 'saved' in body.errors,
+  };
+}
+
+/**
+ * Whether a request that changes something may be sent again after this answer: a 503 of the server's
+ * database that says no change is in doubt (the statement that failed saved nothing, and trying again
+ * is safe: domain/errors.ts DatabaseUnavailableError).
+ */
+export function safeToSendAgain(status: number, bodyText: string): boolean {
+  const body = parseJson(bodyText);
+  const database = databaseUnavailable(status, isPlainObject(body) ? body : undefined);
+  return database !== undefined && !database.inDoubt;
 }
 
 export function attemptsText(attempts: number): string {

@@ -3,12 +3,14 @@
  * on every wait, GETs tried again on network failures, timeouts, 429 and 5xx (with backoff and jitter,
  * honouring Retry-After), the answer parsed with the domain's zod schemas and error answers turned back
  * into the service's typed errors. POST, PATCH and DELETE are sent once: a failure midway may have
- * taken effect, and sending again could publish twice.
+ * taken effect, and sending again could publish twice. The exception is the server saying so: a 503
+ * whose database was unavailable with no change in doubt (error-response.ts `safeToSendAgain`) is tried
+ * again as a GET is (a JSON body only; an upload's is not kept).
  */
 import { Agent, type FormData, request } from 'undici';
 import { z } from 'zod';
 import { Pagination } from '../domain/schemas.js';
-import { attemptsText, errorFromResponse } from './error-response.js';
+import { attemptsText, errorFromResponse, safeToSendAgain } from './error-response.js';
 import {
   backoffDelay,
   describeTransportFailure,
@@ -79,11 +81,15 @@ export class RestClient {
   /** Sends the call (a GET up to 1 + maxRetries times) and parses a 2xx answer with `schema`. */
   async send<S extends z.ZodType>(call: RestCall, schema: S): Promise<z.output<S>> {
     const request = `${call.method} ${this.root}${call.path}`;
-    const maxAttempts = call.method === 'GET' ? 1 + this.options.retry.maxRetries : 1;
+    const maxAttempts = 1 + this.options.retry.maxRetries;
     for (let attempt = 1; ; attempt++) {
       const answer = await this.attempt(call);
       const retryable =
-        answer.kind === 'failure' ? answer.failure.retryable : isRetryableStatus(answer.status);
+        answer.kind === 'failure'
+          ? answer.failure.retryable && call.method === 'GET'
+          : call.method === 'GET'
+            ? isRetryableStatus(answer.status)
+            : !call.form && safeToSendAgain(answer.status, answer.text);
       if (retryable && attempt < maxAttempts) {
         const retryAfter =
           answer.kind === 'answer'
