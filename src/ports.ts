@@ -2,12 +2,11 @@
  * The narrow interfaces the service needs from the outside world. Every one is asynchronous, the store
  * included: its SQLite adapter runs each call synchronously when its turn comes, a server database
  * (PostgreSQL) answers over the network, and the service awaits both alike. The records they pass are in
- * records.ts, and the media and publisher ports in media-port.ts and publisher-port.ts (all re-exported
- * here).
+ * records.ts, and the media, publisher and signal ports in media-port.ts, publisher-port.ts and
+ * signal-port.ts (all re-exported here).
  */
 import type { DeliveryStatus } from './domain/delivery.js';
 import type { PostStatus } from './domain/post-schemas.js';
-import type { PublishingEvent, PublishingEventSink } from './publisher-port.js';
 import type {
   ApiKeyRecord,
   BrandRecord,
@@ -35,6 +34,7 @@ import type {
 export type * from './media-port.js';
 export type * from './publisher-port.js';
 export type * from './records.js';
+export { type EventRelay, type PlanSignal, pollingOnly } from './signal-port.js';
 export type { PostStatus };
 
 /** Wall-clock time, injected so that tests can move it. */
@@ -43,44 +43,6 @@ export interface Clock {
 }
 
 export const systemClock: Clock = { now: () => Date.now() };
-
-/**
- * Tells the publishing engines of the other processes on one store that the plan changed: a post was
- * planned, moved or set to publish now, or a stopping process left deliveries for the others. Each engine
- * also polls the store (scheduler.ts), so a signal that is lost (a dropped connection) delays publishing
- * until the next poll, and no more.
- */
-export interface PlanSignal {
-  /** Tells the other processes; never rejects (a failure is logged, and the poll catches up). */
-  announce(): Promise<void>;
-  /** Calls `wake` whenever another process announces a change; returns what stops it. */
-  listen(wake: () => void): () => void;
-  close(): Promise<void>;
-}
-
-/**
- * Carries each process's publishing events (MCP logging) to the MCP sessions of the other processes on
- * the store, so that a session hears what happens to its brands' posts whichever instance publishes them.
- * Best effort, like the log it feeds.
- */
-export interface EventRelay {
-  /** Passes one of this process's events on to the others; never throws. */
-  relay(event: PublishingEvent): void;
-  /** Calls `hear` with the events the other processes relay; returns what stops it. */
-  hear(hear: PublishingEventSink): () => void;
-}
-
-/**
- * The plan signal of a store whose processes cannot reach one another (SQLite: processes on one machine
- * sharing a file): each notices the others' changes when it polls.
- */
-export const pollingOnly: PlanSignal & EventRelay = {
-  announce: async () => undefined,
-  listen: () => () => undefined,
-  relay: () => undefined,
-  hear: () => () => undefined,
-  close: async () => undefined,
-};
 
 /**
  * What a search for a brand's next free queue slot learned: every slot of the queue `schedule` (timezone
