@@ -12,8 +12,7 @@
  * written out; the pre-flight measures the same text) with facets for its links, mentions (resolved to
  * DIDs; a handle that does not resolve stays plain text) and hashtags; up to four PNG or JPEG images
  * of at most 2 MB, each with the post's alt text (empty when none) and its aspect ratio; `createdAt` =
- * when the post was due. Video is not supported: Bluesky takes it through a separate video service.
- * Title and postAsStory never reach Bluesky (platform-rules.ts).
+ * when the post was due. Video is not supported (Bluesky takes it through a video service of its own).
  */
 import type { Capabilities } from '../domain/capabilities.js';
 import type { PlatformMedia } from '../domain/delivery.js';
