@@ -80,7 +80,7 @@ export class PublishingPass {
   private readonly onStarted: (() => void) | undefined;
   /** Set by `halt()`: the pass under way finishes what it is sending and claims nothing more. */
   private halted = false;
-  /** While deliveries are being sent: claims deliveries for the free workers, if fewer than `concurrency` run. */
+  /** While deliveries are being sent: claims pending deliveries for the free workers. */
   private startWorker: (() => void) | undefined;
 
   constructor(options: PublishingPassOptions) {
@@ -174,33 +174,25 @@ export class PublishingPass {
   }
 
   /**
-   * Sends pending deliveries, up to `concurrency` at a time. Free workers are filled by one claim of as
-   * many deliveries as there are free workers, each sent at once: a burst is in flight after one
-   * transaction, not after one per delivery. A delivery is claimed only when it is about to be sent, so a
-   * process that dies leaves in doubt only what it was sending, never a batch it had merely reserved
-   * (which a non-idempotent publisher would then have to fail). A worker then claims its next delivery in
+   * Sends pending deliveries, up to `concurrency` at a time: free workers are filled by one claim (a
+   * burst is in flight after one transaction), each delivery claimed only as it is about to be sent, so
+   * a process that dies leaves in doubt only what it was sending; a worker claims its next delivery in
    * the transaction that records the one it sent.
    */
   private async sendPending(): Promise<{ sent: number; failed: number }> {
     let sent = 0;
     let failed = 0;
-    /** What the pass waits for: the workers and a claim under way. */
+    /** What the pass waits for (and fails with): the workers and a claim under way. */
     const running = new Set<Promise<void>>();
     const track = (work: Promise<void>): void => {
       running.add(work);
-      // A failure is the pass's (awaited below, through `running`): this only keeps the set current.
       const forget = () => running.delete(work);
       work.then(forget, forget);
     };
-    let workers = 0;
-    let claiming = false;
-    let claimAgain = false;
+    let [workers, claiming, claimAgain] = [0, false, false];
     const fill = (): void => {
-      if (claiming) {
-        claimAgain = true;
-        return;
-      }
-      if (this.halted || workers >= this.concurrency) return;
+      claimAgain ||= claiming;
+      if (claiming || this.halted || workers >= this.concurrency) return;
       claiming = true;
       track(
         (async () => {
