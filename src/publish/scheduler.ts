@@ -62,6 +62,8 @@ export class Scheduler {
   /** Ticks that failed in a row, and the last error logged: a repeating failure is logged once. */
   private failedTicks = 0;
   private lastFailure: string | undefined;
+  /** The last failure to plan a sleep, said once until a plan succeeds (a database down fails each). */
+  private lastPlanFailure: string | undefined;
   private isRunning = false;
   /** A re-plan is reading the store; wakes meanwhile ask for one more after it (`replanAgain`). */
   private replanning = false;
@@ -164,7 +166,7 @@ export class Scheduler {
       delayMs = await this.wokenSleepMs();
     } catch (error) {
       // The caller's change is committed; a tick at once finds whatever it was.
-      this.log(`re-planning the publishing loop failed: ${(error as Error).stack ?? String(error)}`);
+      this.planFailed('re-planning the publishing loop', error);
     }
     if (!this.isRunning) return;
     // A tick began while the store was read: it re-plans when it ends (ticks never overlap).
@@ -210,9 +212,10 @@ export class Scheduler {
     let delayMs = this.maxSleepMs;
     try {
       delayMs = woken ? await this.wokenSleepMs() : await this.sleepMs();
+      this.lastPlanFailure = undefined;
     } catch (error) {
-      // A store that cannot be read now (busy, closing) is tried again on the longest sleep.
-      this.log(`planning the next publishing tick failed: ${(error as Error).stack ?? String(error)}`);
+      // A store that cannot be read now (busy, closing, a database down) is tried again on the longest sleep.
+      this.planFailed('planning the next publishing tick', error);
     }
     // Posts another process is starting stay due: look again shortly rather than at once over and over
     // (woken sooner when it announces the deliveries it created).
@@ -228,6 +231,13 @@ export class Scheduler {
     if (this.failedTicks > 0) this.log(`publishing works again after ${this.failedTicks} failed ticks`);
     this.failedTicks = 0;
     this.lastFailure = undefined;
+  }
+
+  private planFailed(what: string, error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error);
+    if (message === this.lastPlanFailure) return;
+    this.lastPlanFailure = message;
+    this.log(`${what} failed (the same error is not logged again): ${(error as Error).stack ?? message}`);
   }
 
   private tickFailed(error: unknown): void {
