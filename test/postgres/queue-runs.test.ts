@@ -7,9 +7,8 @@
  * only once the transaction that walked it committed.
  */
 import { expect, it } from 'vitest';
-import type { BrandRecord } from '../../src/ports.js';
+import type { BrandRecord, Store } from '../../src/ports.js';
 import { nextFreeQueueSlot, scheduleOf } from '../../src/service/queue-slot.js';
-import type { AsyncStore } from '../../src/store/postgres/async-port.js';
 import type { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { usePostgres } from './postgres-databases.js';
 import { statementsOf } from './statements-of.js';
@@ -24,7 +23,7 @@ async function twoInstances() {
 }
 
 /** Takes the brand's next free queue slot with a QUEUE post, as create_post does; the post's id and slot. */
-async function queuePost(tx: AsyncStore, ws: Workspace, brand: BrandRecord) {
+async function queuePost(tx: Store, ws: Workspace, brand: BrandRecord) {
   const slot = (await nextFreeQueueSlot(tx, brand, NOW))!;
   const id = await tx.posts.insert(newPost(ws, { publishMode: 'QUEUE', status: 'queued', dueAtMs: slot }));
   return { id, slot };
@@ -55,7 +54,7 @@ it('remembers the run a committed transaction walked, until another instance fre
 /**
  * `tx` with its post store's reads of planned times recorded: where each walk of the queue began.
  */
-function watched(tx: AsyncStore, reads: number[]): AsyncStore {
+function watched(tx: Store, reads: number[]): Store {
   const posts = new Proxy(tx.posts, {
     get(target, name) {
       const value = Reflect.get(target, name, target);

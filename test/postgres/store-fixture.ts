@@ -2,18 +2,17 @@
  * A small workspace written through the store's own upserts, so that the contract suites run alike on
  * any adapter: two brands, three channels of the first in one collection, a user who may see it.
  */
-import type { DeliveryRecord, NewDelivery, NewPost } from '../../src/ports.js';
-import type { AsyncStore } from '../../src/store/postgres/async-port.js';
+import type { DeliveryRecord, NewDelivery, NewPost, Store } from '../../src/ports.js';
 
 /** 2026-11-21 12:00:00 UTC, as in test/support/local.ts. */
 export const NOW = Date.UTC(2026, 10, 21, 12, 0, 0);
 export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;
 
-export type OpenStore = () => Promise<AsyncStore>;
+export type OpenStore = () => Promise<Store>;
 
 export interface Workspace {
-  store: AsyncStore;
+  store: Store;
   brandId: number;
   otherBrandId: number;
   /** Telegram, Mastodon, Bluesky, in collection order (the reverse of their ids). */
@@ -23,7 +22,7 @@ export interface Workspace {
   userId: string;
 }
 
-export async function seedWorkspace(store: AsyncStore): Promise<Workspace> {
+export async function seedWorkspace(store: Store): Promise<Workspace> {
   const brandId = await store.upsertBrand(
     {
       title: 'Northwind Coffee',

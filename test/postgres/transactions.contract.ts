@@ -4,15 +4,15 @@
  * it that the caller catches undoes only the inner writes.
  */
 import { describe, expect, it } from 'vitest';
-import type { AsyncStore } from '../../src/store/postgres/async-port.js';
+import type { Store } from '../../src/ports.js';
 import { NOW, type OpenStore } from './store-fixture.js';
 
 /** A write the test can read back: a brand titled `title`. */
-const write = (store: AsyncStore, title: string) =>
+const write = (store: Store, title: string) =>
   store.upsertBrand({ title, description: null, timezone: 'UTC', queueTimes: [] }, NOW);
 
 /** Which of the titles any test writes are there, in the order listed. */
-async function titles(store: AsyncStore): Promise<string[]> {
+async function titles(store: Store): Promise<string[]> {
   const written: string[] = [];
   for (const title of [
     'one',

@@ -7,9 +7,8 @@
  * whole transaction with its own error; a store bound to a transaction is only usable inside it.
  */
 import { expect, it } from 'vitest';
-import type { TransactionTarget } from '../../src/ports.js';
+import type { Store, TransactionTarget } from '../../src/ports.js';
 import { settlePost } from '../../src/service/publishing.js';
-import type { AsyncStore } from '../../src/store/postgres/async-port.js';
 import type { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { usePostgres } from './postgres-databases.js';
 import { HOUR, NOW, newPost, postWithDeliveries, type Workspace } from './store-fixture.js';
@@ -34,7 +33,7 @@ it('keeps its writes to itself until it commits', async () => {
 it('runs one store transaction at a time, across instances', async () => {
   const { a, b } = await twoInstances();
   const timeline: string[] = [];
-  const work = (name: string) => async (tx: AsyncStore) => {
+  const work = (name: string) => async (tx: Store) => {
     timeline.push(`${name} begins`);
     await tx.countUsers();
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -53,11 +52,11 @@ it('runs one store transaction at a time, across instances', async () => {
 
 /** Runs two transactions at once, each holding on for a while; whether they overlapped. */
 async function overlap(
-  first: (work: (tx: AsyncStore) => Promise<void>) => Promise<void>,
-  second: (work: (tx: AsyncStore) => Promise<void>) => Promise<void>,
+  first: (work: (tx: Store) => Promise<void>) => Promise<void>,
+  second: (work: (tx: Store) => Promise<void>) => Promise<void>,
 ): Promise<boolean> {
   const timeline: string[] = [];
-  const work = (name: string) => async (tx: AsyncStore) => {
+  const work = (name: string) => async (tx: Store) => {
     timeline.push(`${name} begins`);
     await tx.countUsers();
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -69,7 +68,7 @@ async function overlap(
 
 it('runs transactions on different brands, on different posts of a brand, or on one post, side by side', async () => {
   const { a, b, ws } = await twoInstances();
-  const on = (store: PostgresStore, target: TransactionTarget) => (work: (tx: AsyncStore) => Promise<void>) =>
+  const on = (store: PostgresStore, target: TransactionTarget) => (work: (tx: Store) => Promise<void>) =>
     store.transaction(work, target);
   expect(await overlap(on(a, { brandId: ws.brandId }), on(b, { brandId: ws.otherBrandId }))).toBe(true);
   expect(
@@ -83,9 +82,8 @@ it('runs transactions on different brands, on different posts of a brand, or on 
 
 it('runs transactions on one brand, on a brand and its post, or without a target one at a time', async () => {
   const { a, b, ws } = await twoInstances();
-  const on =
-    (store: PostgresStore, target?: TransactionTarget) => (work: (tx: AsyncStore) => Promise<void>) =>
-      store.transaction(work, target);
+  const on = (store: PostgresStore, target?: TransactionTarget) => (work: (tx: Store) => Promise<void>) =>
+    store.transaction(work, target);
   const brand = { brandId: ws.brandId };
   const post = { brandId: ws.brandId, postId: 1 };
   expect(await overlap(on(a, brand), on(b, brand))).toBe(false);
@@ -235,7 +233,7 @@ it('lets a savepoint catch a failed statement: the outer transaction goes on and
 
 it('refuses a store bound to a transaction once it has ended, and closing through it', async () => {
   const { a } = await twoInstances();
-  let kept: AsyncStore | undefined;
+  let kept: Store | undefined;
   await a.transaction(async (tx) => {
     kept = tx;
     await expect(tx.close()).rejects.toThrow('Close the store');

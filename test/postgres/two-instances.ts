@@ -3,7 +3,7 @@
  * stores, each with its own pool, on the file's database with the workspace; and a transaction that
  * holds a brand's lock until told to let go, as another instance's would.
  */
-import type { AsyncStore } from '../../src/store/postgres/async-port.js';
+import type { Store } from '../../src/ports.js';
 import type { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { PostgresDatabases } from './postgres-databases.js';
 import { seedWorkspace, type Workspace } from './store-fixture.js';
@@ -21,7 +21,7 @@ export async function twoInstances(
  * A transaction of `store` on the brand, begun and holding the brand's lock when this resolves, until
  * `release` (which resolves once it has committed).
  */
-export async function holdBrand(store: AsyncStore, brandId: number): Promise<{ release(): Promise<void> }> {
+export async function holdBrand(store: Store, brandId: number): Promise<{ release(): Promise<void> }> {
   let letGo!: () => void;
   const released = new Promise<void>((resolve) => {
     letGo = resolve;

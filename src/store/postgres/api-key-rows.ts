@@ -2,8 +2,7 @@
  * The ApiKeyStore port on PostgreSQL: one row per key, its hash UNIQUE; revoked rows stay. Nothing is
  * cached: a key revoked by another process (`keys revoke`) must be refused at once.
  */
-import type { ApiKeyRecord, NewApiKey, UserRecord } from '../../ports.js';
-import type { AsyncApiKeyStore } from './async-port.js';
+import type { ApiKeyRecord, ApiKeyStore, NewApiKey, UserRecord } from '../../ports.js';
 import { nullableNumber, nullableString, toUser } from './records.js';
 import type { Row, Sql } from './sql.js';
 
@@ -21,7 +20,7 @@ function toApiKey(row: Row): ApiKeyRecord {
   };
 }
 
-export class PostgresApiKeyStore implements AsyncApiKeyStore {
+export class PostgresApiKeyStore implements ApiKeyStore {
   constructor(private readonly sql: Sql) {}
 
   async findByHash(

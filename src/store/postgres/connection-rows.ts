@@ -1,7 +1,6 @@
 /** The ConnectionStore port on PostgreSQL: channel connections, their sealed secrets, channel activity. */
 import type { Capabilities } from '../../domain/capabilities.js';
-import type { ChannelActivity, ConnectionRecord, ConnectionUpsert } from '../../ports.js';
-import type { AsyncConnectionStore } from './async-port.js';
+import type { ChannelActivity, ConnectionRecord, ConnectionStore, ConnectionUpsert } from '../../ports.js';
 import { nullableNumber, nullableString } from './records.js';
 import { literal, type Row, type Sql } from './sql.js';
 
@@ -32,7 +31,7 @@ export interface ConnectionMemo {
   storeId?: string;
 }
 
-export class PostgresConnectionStore implements AsyncConnectionStore {
+export class PostgresConnectionStore implements ConnectionStore {
   constructor(
     private readonly sql: Sql,
     private readonly memo: ConnectionMemo,

@@ -5,9 +5,8 @@
  * latest version, so a claim that was taken over changes nothing (false).
  */
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../domain/delivery.js';
-import type { Claim, DeliveryRecord, NewDelivery, SentDelivery } from '../../ports.js';
+import type { Claim, DeliveryRecord, DeliveryStore, NewDelivery, SentDelivery } from '../../ports.js';
 import { DELIVERY_COLUMN_NAMES } from '../row-records.js';
-import type { AsyncDeliveryStore } from './async-port.js';
 import { minimum, toDelivery } from './records.js';
 import { literal, type Sql, type SqlParam } from './sql.js';
 
@@ -73,7 +72,7 @@ const EXPIRED = { delivery: expiredClaimStatements('delivery'), comment: expired
 
 const byId = (a: DeliveryRecord, b: DeliveryRecord) => a.id - b.id;
 
-export class PostgresDeliveryStore implements AsyncDeliveryStore {
+export class PostgresDeliveryStore implements DeliveryStore {
   constructor(private readonly sql: Sql) {}
 
   async insertMany(deliveries: readonly NewDelivery[]): Promise<void> {

@@ -7,8 +7,8 @@ import type {
   PostFilter,
   PostRecord,
   PostStatus,
+  PostStore,
 } from '../../ports.js';
-import type { AsyncPostStore } from './async-port.js';
 import { minimum, nullableNumber, nullableString } from './records.js';
 import { literal, PLAN_OF_BRAND, type Row, type Sql, type SqlParam } from './sql.js';
 
@@ -103,7 +103,7 @@ export class QueueRunMemo {
   }
 }
 
-export class PostgresPostStore implements AsyncPostStore {
+export class PostgresPostStore implements PostStore {
   /** In a transaction: the plan version read for each brand, and the runs to remember once committed. */
   private readonly versions = new Map<number, number>();
   private readonly pending = new Map<number, { run: HeldQueueRun; version: number }>();

@@ -14,12 +14,12 @@ import type {
   CollectionUpsert,
   MediaRecord,
   PageWindow,
+  Store,
   TransactionTarget,
   UserRecord,
   UserUpsert,
 } from '../../ports.js';
 import { PostgresApiKeyStore } from './api-key-rows.js';
-import type { AsyncStore } from './async-port.js';
 import { type ConnectionMemo, PostgresConnectionStore } from './connection-rows.js';
 import { PostgresDeliveryStore } from './delivery-rows.js';
 import { openPool, type PoolOptions } from './open-database.js';
@@ -52,7 +52,7 @@ interface Shared {
   closed: boolean;
 }
 
-export class PostgresStore implements AsyncStore {
+export class PostgresStore implements Store {
   readonly posts: PostgresPostStore;
   readonly deliveries: PostgresDeliveryStore;
   readonly sandbox: PostgresSandboxOutbox;
@@ -83,7 +83,7 @@ export class PostgresStore implements AsyncStore {
     });
   }
 
-  async transaction<T>(work: (tx: AsyncStore) => Promise<T>, target?: TransactionTarget): Promise<T> {
+  async transaction<T>(work: (tx: Store) => Promise<T>, target?: TransactionTarget): Promise<T> {
     if (this.sql.inTransaction) {
       // A savepoint: if it is undone, so may be posts that a queue run walked in it counted.
       try {
@@ -101,7 +101,7 @@ export class PostgresStore implements AsyncStore {
     return this.outermost((bound) => this.sql.transaction(bound, target, readAhead), work);
   }
 
-  async tryTransaction(work: (tx: AsyncStore) => Promise<void>, target: TransactionTarget): Promise<boolean> {
+  async tryTransaction(work: (tx: Store) => Promise<void>, target: TransactionTarget): Promise<boolean> {
     // Inside a transaction, a savepoint under the outer one's locks: nothing to wait for.
     if (this.sql.inTransaction) return this.transaction(work, target).then(() => true);
     return this.outermost((bound) => this.sql.tryTransaction(bound, target), work);
@@ -113,7 +113,7 @@ export class PostgresStore implements AsyncStore {
    */
   private async outermost<T, R>(
     begin: (bound: (sql: Sql) => Promise<T>) => Promise<R>,
-    work: (tx: AsyncStore) => Promise<T>,
+    work: (tx: Store) => Promise<T>,
   ): Promise<R> {
     let tx: PostgresStore | undefined;
     const result = await begin((sql) => {

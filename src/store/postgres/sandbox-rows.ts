@@ -2,10 +2,10 @@
  * The SandboxOutbox port on PostgreSQL: one body per delivery or comment (the UNIQUE key makes it
  * exactly once, even when two instances record at once), every send counted.
  */
-import type { AsyncSandboxOutbox } from './async-port.js';
+import type { SandboxOutbox } from '../../ports.js';
 import type { Sql } from './sql.js';
 
-export class PostgresSandboxOutbox implements AsyncSandboxOutbox {
+export class PostgresSandboxOutbox implements SandboxOutbox {
   constructor(private readonly sql: Sql) {}
 
   async record(
