@@ -107,7 +107,6 @@ export type ResolvedLocalTime =
   | { ok: true; epochMs: number }
   | { ok: false; reason: 'format' | 'gap' | 'range' };
 
-
 /** Reads a `Y-m-d H:i:s` text in `timezone`; an ambiguous local time resolves to the earlier instant. */
 export function resolveLocalTime(text: string, timezone: string): ResolvedLocalTime {
   const wall = parseWallClock(text);
