@@ -379,11 +379,12 @@ it('a store made before the key registry keeps its keys (migration 7)', async ()
   const dataDir = tempDir();
   await list(dataDir);
   const oldKey = 'spk_from-an-older-version-0123';
-  // Back to schema 6: the key in users.api_key_hash, no api_keys table.
+  // Back to schema 6: the key in users.api_key_hash, no api_keys table (and no later migration's column).
   const db = openDatabase(join(dataDir, DATABASE_FILE));
   try {
     db.exec(
-      `DROP TABLE api_keys; UPDATE users SET api_key_hash = '${hashApiKey(oldKey)}'; PRAGMA user_version = 6;`,
+      `DROP TABLE api_keys; ALTER TABLE deliveries DROP COLUMN comment_attempts;
+       UPDATE users SET api_key_hash = '${hashApiKey(oldKey)}'; PRAGMA user_version = 6;`,
     );
   } finally {
     db.close();
