@@ -1,15 +1,21 @@
 /**
  * The tests StrykerJS runs against each mutant: the domain unit tests, the service contract suite, the
  * scheduler, claim and store tests, which run the mutated sources in this process and decide what a user
- * sees of publishing. Left out: tests of the built program (dist/), which a mutant of src/ never reaches;
- * the MCP and REST adapter suites, which run the same service through another layer at several times
- * the cost per mutant; the slow fuzz, memory and bundle runs.
+ * sees of publishing; and, for the pre-flight, the error hints and the connectors' limits and failure
+ * classification, the tests that hold them: the MCP error-hint and pre-flight suites, and the connector
+ * suites against their loopback stand-ins (Mastodon, Telegram) and a real PDS (Bluesky, test/pds).
+ * Left out: tests of the built program (dist/), which a mutant of src/ never reaches; the other MCP and
+ * REST adapter suites, which run the same service through another layer at several times the cost per
+ * mutant; the slow fuzz, memory and bundle runs.
+ *
+ * MUTATION_TESTS (comma-separated globs) runs only those, for a run over a few files whose tests are
+ * known: `MUTATION_TESTS=test/domain/**,test/mcp/error-hints.test.ts npx stryker run --mutate …`.
  */
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: [
+    include: process.env.MUTATION_TESTS?.split(',') ?? [
       'test/domain/**/*.test.ts',
       'test/contract/local.test.ts',
       'test/publish/scheduler.test.ts',
@@ -17,6 +23,15 @@ export default defineConfig({
       'test/publish/webhook-publisher.test.ts',
       'test/publish/queue-index.test.ts',
       'test/store/*.test.ts',
+      'test/mcp/error-hints.test.ts',
+      'test/mcp/error-wording.test.ts',
+      'test/mcp/preflight-warnings.test.ts',
+      'test/publish/mastodon-connector.test.ts',
+      'test/publish/telegram-connector.test.ts',
+      'test/publish/bluesky-connector.test.ts',
+      'test/publish/bluesky-limits.test.ts',
+      'test/publish/preflight-sent-text.test.ts',
+      'test/publish/channel-connectors.test.ts',
     ],
     testTimeout: 30_000,
     hookTimeout: 30_000,
