@@ -42,8 +42,8 @@ export function preflightChannel(
     outcome,
     message,
   });
-  const types = new Map([...media].map(([id, facts]) => [id, facts.type]));
-  const plan = planDelivery(payload, channel, types);
+  // The media's types are read from `media` below, not from the planned content.
+  const plan = planDelivery(payload, channel);
   if (plan.action !== 'send') return [warn(plan.action, plan.reason)];
   const warnings = plan.notes.map((note) => warn('change', note));
   const { content } = plan;
@@ -126,12 +126,10 @@ function checkText(
   fail: (message: string) => void,
 ): void {
   const text = platformText(content, caps.polls);
-  if (text === '') return;
   const limit =
     content.media.length > 0 && caps.captionLimit !== undefined ? caps.captionLimit : caps.textLimit;
   const length = textLength(text, caps);
-  const pollCounted =
-    content.poll !== undefined && text !== platformText({ ...content, poll: undefined }, caps.polls);
+  const pollCounted = text !== platformText({ ...content, poll: undefined }, caps.polls);
   const parts = [
     ...(content.link ? ['the link'] : []),
     ...(pollCounted ? [platform === 'Mastodon' ? "the poll's question" : 'the poll written out'] : []),

@@ -105,7 +105,11 @@ describe('Telegram: the Bot API stand-in counts code points, 4,096 for a message
     const options = [GRIN.repeat(100), FAMILY.repeat(20)];
     const atLimit = await publish(to, post({ caption: 'Vote', poll: poll(options) }));
     expect(atLimit).toMatchObject({ fails: [], outcome: { ok: true } });
-    expect(telegram.messages.at(-1)).toMatchObject({ kind: 'poll', poll: { options } });
+    expect(telegram.messages.at(-1)).toMatchObject({ kind: 'poll', poll: { options, description: 'Vote' } });
+    // A caption that only repeats the question is no description: nothing measured, nothing sent.
+    const asked = await publish(to, post({ caption: 'Which roast?', poll: poll(options) }));
+    expect(asked).toMatchObject({ fails: [], measured: '', outcome: { ok: true } });
+    expect(telegram.messages.at(-1)!.poll!.description).toBeUndefined();
 
     const over = await publish(
       to,
