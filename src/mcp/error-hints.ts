@@ -60,18 +60,21 @@ const SENTINEL = 987_654_321;
 /** The number a numbered message template was filled with, when `text` is that template. */
 function numberIn(text: string, template: (n: number) => string): number | undefined {
   const [head = '', tail = ''] = template(SENTINEL).split(String(SENTINEL));
-  if (!text.startsWith(head) || !text.endsWith(tail) || text.length <= head.length + tail.length)
-    return undefined;
+  if (!text.startsWith(head) || !text.endsWith(tail)) return undefined;
+  // A text shorter than head and tail leaves an empty middle, which is no number.
   const middle = text.slice(head.length, text.length - tail.length);
   return /^-?\d+$/.test(middle) ? Number(middle) : undefined;
 }
 
-/** The text a message template was filled with (a timezone), when `text` is that template. */
+/**
+ * The text a message template was filled with (a timezone), when `text` is that template; empty or
+ * undefined when it is not.
+ */
 function textIn(text: string, template: (value: string) => string): string | undefined {
   const marker = '\u0000';
   const [head = '', tail = ''] = template(marker).split(marker);
-  if (!text.startsWith(head) || !text.endsWith(tail) || text.length <= head.length + tail.length)
-    return undefined;
+  if (!text.startsWith(head) || !text.endsWith(tail)) return undefined;
+  // Empty when nothing was filled in, or when head and tail overlap.
   return text.slice(head.length, text.length - tail.length);
 }
 
@@ -234,12 +237,12 @@ const ISO_LOCAL = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})$/;
 
 async function timeFormatHint(f: FieldFailure): Promise<string> {
   const time = await f.brandTime();
-  if (typeof f.value === 'string' && ISO_WITH_ZONE.test(f.value.trim()) && time) {
-    const instant = Date.parse(f.value.trim());
-    if (Number.isFinite(instant))
-      return `${f.value} is ${formatLocalTime(instant, time.timezone)} in the brand's timezone (${time.timezone}): pass that.`;
-  }
   const given = typeof f.value === 'string' ? f.value.trim() : '';
+  if (ISO_WITH_ZONE.test(given) && time) {
+    const instant = Date.parse(given);
+    if (Number.isFinite(instant))
+      return `${given} is ${formatLocalTime(instant, time.timezone)} in the brand's timezone (${time.timezone}): pass that.`;
+  }
   const local = ISO_LOCAL.exec(given);
   if (local) return `Write it as ${local[1]} ${local[2]}.`;
   if (/^\d{4}-\d{2}-\d{2}$/.test(given)) return `Write it as ${given} 00:00:00 for the start of that day.`;
@@ -366,7 +369,9 @@ export async function explainError(error: ServiceError, call: FailedCall): Promi
   }
   if (error instanceof NotFoundError) {
     const hint = notFoundHint(error.key);
-    return [hint ? `${error.message} ${hint}` : error.message];
+    // A message without its full stop would run into the hint's first sentence.
+    const message = /[.!?]$/.test(error.message) ? error.message : `${error.message}.`;
+    return [hint ? `${message} ${hint}` : message];
   }
   // Remote mode: the cause names the server that refused the key and the settings to check.
   if (error.cause instanceof Error) return [`${error.cause.message} Retrying will not help; tell the user.`];
