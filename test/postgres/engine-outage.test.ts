@@ -47,9 +47,10 @@ it('logs an outage once while its ticks fail, and publishes what is due once the
       if (Date.now() - started > 15_000) throw new Error(`not published; log: ${logged.join('\n')}`);
       await sleep(50);
     }
-    // A failed tick and a failed plan of the next sleep, each said once, whatever the number of tries.
+    // A failed tick and a failed plan of the next sleep, each said once per reason (a server shutting
+    // down first drops connections, then refuses them), whatever the number of tries (20 lines before).
     expect(duringOutage.length, duringOutage.join('\n')).toBeGreaterThan(0);
-    expect(duringOutage.length, duringOutage.join('\n')).toBeLessThanOrEqual(2);
+    expect(duringOutage.length, duringOutage.join('\n')).toBeLessThanOrEqual(4);
   } finally {
     await scheduler.stop();
   }

@@ -74,6 +74,8 @@ async function openAllAtOnce(dataDir: string): Promise<Array<{ keys?: string[]; 
 
 function storedWorkspace(dataDir: string) {
   const db = openDatabase(join(dataDir, DATABASE_FILE));
+  // A process that just exited may still be checkpointing its WAL: wait for it as the program does.
+  db.exec('PRAGMA busy_timeout = 5000');
   try {
     return {
       users: db
