@@ -21,7 +21,17 @@ export interface DeliveryJob {
   dueAtMs: number;
   /** 1 for the first attempt. */
   attempt: number;
+  /**
+   * What the connector's earlier steps of this delivery stored (`PendingOutcome.state`,
+   * `PreparedOutcome.state`): the platform's ids of an uploaded file, a container, an upload session.
+   * Stored before the next step starts, so that another process (after a crash) goes on from there.
+   * Empty on the first step.
+   */
+  state: StepState;
 }
+
+/** What a connector carries from one step of a delivery to the next: JSON, kept in the store. */
+export type StepState = Readonly<Record<string, unknown>>;
 
 /** The auto-comment of a sent delivery. */
 export interface CommentJob {
@@ -66,8 +76,69 @@ export type PublishOutcome =
       url?: string | null;
       /** The platform cannot close the poll by itself: the scheduler calls `closePoll` at this time. */
       closePollAtMs?: number | null;
+      /** What the platform said of the account's rate limit in its answer, when it said anything. */
+      limit?: RateLimitState;
     }
-  | { ok: false; reason: string; kind?: FailureKind; retryAfterMs?: number | null };
+  | FailedOutcome;
+
+export interface FailedOutcome {
+  ok: false;
+  reason: string;
+  kind?: FailureKind;
+  retryAfterMs?: number | null;
+  /** What the platform said of the account's rate limit in its answer, when it said anything. */
+  limit?: RateLimitState;
+}
+
+/**
+ * The account's rate limit as the platform's answer told it (limit headers): how many requests are left
+ * until `resetAtMs`. The engine spaces that account's (and only that account's) sends by it.
+ */
+export interface RateLimitState {
+  remaining: number;
+  /** When the platform gives the account its requests back (UTC ms). */
+  resetAtMs: number;
+}
+
+/**
+ * A step that is not over and must not be waited for inside the send: the platform is processing a
+ * video, a container is not ready, TikTok has not given the public id yet. The engine stores `state`
+ * and calls the connector's `check` at `checkAtMs` (any process may: the state is in the store); no
+ * send slot is held meanwhile.
+ */
+export interface PendingOutcome {
+  ok: 'pending';
+  /** What the connector needs to go on (the platform's ids so far). Replaces the stored state. */
+  state: StepState;
+  /** When to check again (UTC ms). */
+  checkAtMs: number;
+  /** What is awaited, in the user's words ("Mastodon is processing the video"). */
+  reason: string;
+  /** The latest time the step may still end well; past it the delivery fails with `reason`. Optional. */
+  deadlineAtMs?: number;
+}
+
+/** Prepare is done: what it made (`state`) waits for the commit at the due time. */
+export interface PreparedOutcome {
+  ok: 'prepared';
+  state: StepState;
+  /** Until when the platform keeps what was prepared (after it, prepare runs again). Optional. */
+  expiresAtMs?: number;
+  limit?: RateLimitState;
+}
+
+/** What `prepare` answers. */
+export type PrepareOutcome = PreparedOutcome | PendingOutcome | FailedOutcome;
+
+/** What `deliver` (the commit) and `check` answer. */
+export type StepOutcome = PublishOutcome | PendingOutcome;
+
+/**
+ * What `confirm` answers about a commit whose outcome was unknown: it is there (sent, with its id), it
+ * is certainly not there (`absent`: safe to commit again), or the platform cannot tell now (a failure,
+ * retried by its kind, or `refused` when it will never be able to tell).
+ */
+export type ConfirmOutcome = PublishOutcome | PendingOutcome | { ok: 'absent' };
 
 /**
  * What the publishing engine did to a post (published, a delivery failed, a webhook retried), worded for
@@ -92,7 +163,31 @@ export interface Publisher {
    * by `idempotencyKey`). Only then is a delivery whose outcome is unknown (a crash, a timeout) sent again.
    */
   readonly idempotent: boolean;
-  deliver(job: DeliveryJob): Promise<PublishOutcome>;
+  /**
+   * How long before the due time `prepare` may run (ms): how long the platform keeps uploaded media, a
+   * container or an upload session unpublished. Without `prepare`, unused.
+   */
+  readonly prepareLeadMs?: number;
+  /**
+   * Uploads what the commit will need (media, a container, an upload session) ahead of the due time,
+   * so that at the due second only the commit is sent. Answers `prepared` with the state the commit
+   * reads, `pending` while the platform processes, or a failure. Optional: without it, `deliver` does
+   * everything.
+   */
+  prepare?(job: DeliveryJob): Promise<PrepareOutcome>;
+  /**
+   * The commit: publishes the delivery (with `job.state` from `prepare`). May answer `pending` when the
+   * platform publishes later (processing): the engine calls `check` then.
+   */
+  deliver(job: DeliveryJob): Promise<StepOutcome>;
+  /** Checks a pending step again, with the state it stored: sent, still pending, or failed. */
+  check?(job: DeliveryJob): Promise<StepOutcome>;
+  /**
+   * "Was it published?": reads the platform's state after a commit whose outcome is unknown (a lost
+   * answer, a crash mid-commit), so that a platform without idempotency is never sent the commit blindly
+   * twice. Without it, such a delivery fails with the reason (or is sent again when `idempotent`).
+   */
+  confirm?(job: DeliveryJob): Promise<ConfirmOutcome>;
   comment(job: CommentJob): Promise<PublishOutcome>;
   /** Closes a poll whose outcome asked for it (`closePollAtMs`); closing a closed poll succeeds. */
   closePoll?(job: PollCloseJob): Promise<PublishOutcome>;

@@ -21,6 +21,7 @@ import type {
   PublishingEvent,
   PublishingEventSink,
   PublishOutcome,
+  StepOutcome,
   Store,
 } from '../ports.js';
 import { settlePost } from '../service/publishing.js';
@@ -276,9 +277,10 @@ export class PublishingPass {
           idempotencyKey: `${await store.connections.storeId()}-${delivery.id}`,
           dueAtMs: post.dueAtMs ?? post.createdAtMs,
           attempt: delivery.attempts,
+          state: {},
         };
         // Halted since the claim (taken with the previous delivery's outcome): nothing was sent yet.
-        if (!this.halted) outcome = await publisher.deliver(job);
+        if (!this.halted) outcome = settledOutcome(await publisher.deliver(job));
       } catch (error) {
         outcome = this.crashed(publisher, delivery, error);
       }
@@ -392,4 +394,9 @@ export class PublishingPass {
       this.log(`publishing event not delivered: ${(error as Error).stack ?? String(error)}`);
     }
   }
+}
+
+/** Until the job engine carries pending steps: a pending answer is a failure of its own kind. */
+function settledOutcome(outcome: StepOutcome): PublishOutcome {
+  return outcome.ok === 'pending' ? { ok: false, kind: 'transient', reason: outcome.reason } : outcome;
 }

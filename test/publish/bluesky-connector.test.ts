@@ -80,6 +80,7 @@ function deliveryJob(content: Partial<PlatformContent>, idempotencyKey?: string)
     idempotencyKey: idempotencyKey ?? `store-a:delivery-${sequence}`,
     dueAtMs: DUE + sequence * 60_000,
     attempt: 1,
+    state: {},
   };
 }
 
@@ -200,7 +201,7 @@ describe('the Bluesky connector against a real PDS', () => {
       externalId: `at://${pds.did}/${POST}/${rkey}`,
       url: `https://bsky.app/profile/${pds.handle}/post/${rkey}`,
     });
-    const { value } = await readRecord(outcome.ok ? outcome.externalId! : '');
+    const { value } = await readRecord(outcome.ok === true ? outcome.externalId! : '');
     const text = `${caption}\n${link}`;
     expect(value.text).toBe(text);
     expect(value.createdAt).toBe(new Date(job.dueAtMs).toISOString());
@@ -249,7 +250,7 @@ describe('the Bluesky connector against a real PDS', () => {
       deliveryJob({ caption, link: 'https://example.com/menu', media: [{ id: 'png' }] }),
     );
     expect(outcome.ok).toBe(true);
-    const { value } = await readRecord(outcome.ok ? outcome.externalId! : '');
+    const { value } = await readRecord(outcome.ok === true ? outcome.externalId! : '');
     expect(value.text).toBe(caption);
     expect((value.embed as { images: { alt: string }[] }).images[0]!.alt).toBe('');
   });
@@ -257,7 +258,7 @@ describe('the Bluesky connector against a real PDS', () => {
   it('leaves a mention whose handle does not resolve as plain text', async () => {
     const { publisher } = open(verified);
     const outcome = await publisher.deliver(deliveryJob({ caption: 'Hello @nobody.test and #friends' }));
-    if (!outcome.ok) throw new Error(outcome.reason);
+    if (outcome.ok !== true) throw new Error(JSON.stringify(outcome));
     const { value } = await readRecord(outcome.externalId!);
     expect(value.facets).toEqual([
       {
@@ -285,7 +286,7 @@ describe('the Bluesky connector against a real PDS', () => {
   it('replies to the post, once, with root and parent pointing at it', async () => {
     const { publisher } = open(verified);
     const post = await publisher.deliver(deliveryJob({ caption: 'A post to reply to' }));
-    if (!post.ok) throw new Error(post.reason);
+    if (post.ok !== true) throw new Error(JSON.stringify(post));
     const parent = await readRecord(post.externalId!);
 
     const job = commentJob(
@@ -294,7 +295,7 @@ describe('the Bluesky connector against a real PDS', () => {
       'c-1',
     );
     const reply = await publisher.comment(job);
-    if (!reply.ok) throw new Error(reply.reason);
+    if (reply.ok !== true) throw new Error(JSON.stringify(reply));
     const { rkey } = parseAtUri(reply.externalId!)!;
     expect(reply.url).toBe(`https://bsky.app/profile/${pds.handle}/post/${rkey}`);
     expect(recordKeyTimeMs(rkey)).toBe(recordKeyTimeMs(parseAtUri(post.externalId!)!.rkey)! + 1);
@@ -317,7 +318,7 @@ describe('the Bluesky connector against a real PDS', () => {
     const outcome = await publisher.deliver(
       deliveryJob({ caption: 'Vote below', link: 'https://example.com', poll }),
     );
-    if (!outcome.ok) throw new Error(outcome.reason);
+    if (outcome.ok !== true) throw new Error(JSON.stringify(outcome));
     const { value } = await readRecord(outcome.externalId!);
     expect(value.text).toBe('Vote below\nhttps://example.com\n\nWhich roast?\n1. Light\n2. Medium\n3. Dark');
 

@@ -119,6 +119,7 @@ function job(content: Partial<DeliveryJob['content']> = {}): DeliveryJob {
     idempotencyKey: `store-a:delivery-${sequence}`,
     dueAtMs: NOW,
     attempt: 1,
+    state: {},
   };
 }
 

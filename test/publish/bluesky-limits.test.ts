@@ -70,7 +70,7 @@ describe('Bluesky limits, pre-flight and connector against a real PDS', () => {
   });
 
   async function recordOf(outcome: Awaited<ReturnType<typeof deliverChecked>>['outcome']) {
-    if (!outcome.ok || !outcome.externalId) throw new Error(`not sent: ${JSON.stringify(outcome)}`);
+    if (outcome.ok !== true || !outcome.externalId) throw new Error(`not sent: ${JSON.stringify(outcome)}`);
     const { repo, collection, rkey } = parseAtUri(outcome.externalId)!;
     const { data } = await agent.com.atproto.repo.getRecord({ repo, collection, rkey });
     return data.value as { text: string; embed?: { images: unknown[] } };

@@ -234,6 +234,7 @@ describe('Mastodon failures', () => {
     idempotencyKey: 'store-1:delivery-1',
     dueAtMs: NOW,
     attempt: 1,
+    state: {},
   });
 
   it('a 403 that is not about the account is refused; a 408 is transient', async () => {

@@ -1,7 +1,7 @@
 /** The Mastodon connector and sign-in against the loopback Mastodon stand-in. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PlatformContent } from '../../src/domain/delivery.js';
-import { type DeliveryJob, type Publisher, type PublishOutcome, systemClock } from '../../src/ports.js';
+import { type DeliveryJob, type Publisher, type StepOutcome, systemClock } from '../../src/ports.js';
 import type { ConnectorContext, LoadedMedia, VerifiedConnection } from '../../src/publish/connector.js';
 import {
   capabilitiesOfMastodon,
@@ -79,11 +79,12 @@ function job(content: Partial<PlatformContent>, idempotencyKey = `store-1:delive
     idempotencyKey,
     dueAtMs: Date.UTC(2027, 0, 5, 9),
     attempt: 1,
+    state: {},
   };
 }
 
-function failed(outcome: PublishOutcome) {
-  if (outcome.ok) throw new Error(`expected a failure, got ${JSON.stringify(outcome)}`);
+function failed(outcome: StepOutcome) {
+  if (outcome.ok !== false) throw new Error(`expected a failure, got ${JSON.stringify(outcome)}`);
   return outcome;
 }
 
@@ -349,7 +350,7 @@ describe('comment', () => {
   it('replies to the delivered status, deduplicated by its own key', async () => {
     const publisher = await connect();
     const delivered = await publisher.deliver(job({ caption: 'Fresh roast today' }));
-    if (!delivered.ok) throw new Error(delivered.reason);
+    if (delivered.ok !== true) throw new Error(JSON.stringify(delivered));
     const comment = {
       deliveryId: 1,
       postId: 1,

@@ -215,6 +215,7 @@ describe('scheduler', () => {
       idempotencyKey: `test-${claimed[0]!.id}`,
       dueAtMs: rt.clock.now(),
       attempt: 1,
+      state: {},
     });
     expect(await scheduler.runOnce()).toMatchObject({ sent: 6 });
     expect((await post(id)).status).toBe('publishing');

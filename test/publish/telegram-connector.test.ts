@@ -90,6 +90,7 @@ function job(content: Partial<PlatformContent>): DeliveryJob {
     idempotencyKey: 'store-1:delivery-31',
     dueAtMs: NOW,
     attempt: 1,
+    state: {},
   };
 }
 

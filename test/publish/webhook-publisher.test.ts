@@ -25,6 +25,7 @@ const job: DeliveryJob = {
   idempotencyKey: 'store-17',
   dueAtMs: 1_800_000_000_000,
   attempt: 1,
+  state: {},
 };
 
 const commentJob: CommentJob = {
@@ -94,6 +95,7 @@ describe('WebhookPublisher', () => {
       channel: { id: 9, name: 'Acme on Instagram', type: 'Instagram' },
       content: job.content,
       attempt: 1,
+      state: {},
       sentAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
     expect(Date.parse(body.sentAt)).toBeGreaterThanOrEqual(before);
@@ -129,6 +131,7 @@ describe('WebhookPublisher', () => {
       externalId: 'ig-555',
       comment: 'Link in bio',
       attempt: 1,
+      state: {},
       sentAt: expect.any(String),
     });
     expect(request!.headers['idempotency-key']).toBe('comment-17');

@@ -9,7 +9,7 @@ import { planDelivery, platformText } from '../../src/domain/platform-rules.js';
 import type { PostPayload } from '../../src/domain/post-schemas.js';
 import { type MediaFacts, preflightChannel, textLength } from '../../src/domain/preflight.js';
 import type { ChannelType } from '../../src/domain/schemas.js';
-import type { DeliveryJob, Publisher, PublishOutcome } from '../../src/ports.js';
+import type { DeliveryJob, Publisher, StepOutcome } from '../../src/ports.js';
 import type { VerifiedConnection } from '../../src/publish/connector.js';
 
 export interface ConnectedChannel {
@@ -35,7 +35,7 @@ export interface CheckedDelivery {
   /** The text the pre-flight measured, and its length as the platform counts. */
   measured: string;
   length: number;
-  outcome: PublishOutcome;
+  outcome: StepOutcome;
 }
 
 let jobs = 0;
@@ -66,6 +66,7 @@ export async function deliverChecked(
     idempotencyKey: `store-checked:delivery-${jobs}`,
     dueAtMs: Date.UTC(2026, 10, 25, 9) + jobs * 60_000,
     attempt: 1,
+    state: {},
   };
   return {
     fails: messages('fail'),
