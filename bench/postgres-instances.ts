@@ -391,7 +391,7 @@ async function deliverBatch(
       postsPublished: await sql.count(`SELECT COUNT(*) AS n FROM posts WHERE status = 'published'`),
     };
     const owners = await sql.query<{ n: string }>(
-      `SELECT COUNT(*) AS n FROM deliveries WHERE status = 'sent' GROUP BY claim_owner ORDER BY n DESC`,
+      `SELECT COUNT(*) AS n FROM jobs WHERE kind = 'send' AND status = 'done' GROUP BY owner ORDER BY n DESC`,
     );
     return {
       instances: instances.length,

@@ -7,6 +7,7 @@
  */
 import type { DeliveryStatus } from './domain/delivery.js';
 import type { PostStatus } from './domain/post-schemas.js';
+import type { JobStore } from './job-port.js';
 import type {
   ApiKeyRecord,
   BrandRecord,
@@ -31,6 +32,8 @@ import type {
   UserUpsert,
 } from './records.js';
 
+export type * from './job-port.js';
+export { JOB_KINDS } from './job-port.js';
 export type * from './media-port.js';
 export type * from './publisher-port.js';
 export type * from './records.js';
@@ -121,85 +124,27 @@ export interface Claim {
 export interface SentDelivery {
   externalId: string | null;
   url: string | null;
-  /** The auto-comment is due then; null when the post has none. */
-  commentDueAtMs: number | null;
-  /** The poll is to be closed then (a platform that cannot close it by itself); null otherwise. */
-  pollCloseAtMs: number | null;
 }
 
 /**
- * Deliveries and their auto-comments. The claim methods are what make a delivery (and its comment) go
- * out once: every change of a claimed row names its owner and does nothing when the claim is no longer
- * that owner's, and says so (false), so that the caller neither settles the post nor reports twice.
+ * Deliveries: one post going to one channel, and what came of it. What is done to send them (claims,
+ * leases, retries, steps) is their jobs' (`JobStore`); a delivery's row changes in the transaction that
+ * ends or reschedules its job, after the job's change said the claim was still the owner's.
  */
 export interface DeliveryStore {
-  insertMany(deliveries: readonly NewDelivery[]): Promise<void>;
+  /** Adds the deliveries of a post; each pending one gets its send job, due at `nowMs`. */
+  insertMany(deliveries: readonly NewDelivery[], nowMs: number): Promise<void>;
   ofPost(postId: number): Promise<DeliveryRecord[]>;
   ofPosts(postIds: readonly number[]): Promise<Map<number, DeliveryRecord[]>>;
-  /** Whether any delivery can be claimed now (pending, and not waiting for a retry after `nowMs`). */
-  hasPending(nowMs: number): Promise<boolean>;
-  /**
-   * Moves up to `limit` pending deliveries not waiting for a retry to `sending` under `claim`
-   * (attempts + 1) and returns them.
-   */
-  claimPending(limit: number, claim: Claim, nowMs: number): Promise<DeliveryRecord[]>;
-  /** Extends the lease of those of `deliveryIds` still claimed by `claim.owner` (delivery or comment). */
-  renew(deliveryIds: readonly number[], claim: Claim): Promise<void>;
-  /**
-   * Puts a delivery this owner claimed but has not begun to send back to `pending`, as if never claimed
-   * (its attempt not counted), for any process to claim at once: a stopping process hands back what it
-   * will not send. False when it is no longer `sending` under this owner's claim.
-   */
-  handBack(deliveryId: number, owner: string): Promise<boolean>;
-  /** The same for an auto-comment this owner claimed but has not begun to post. */
-  handBackComment(deliveryId: number, owner: string): Promise<boolean>;
-  /** False when the delivery is no longer `sending` under this owner's claim. */
-  markSent(deliveryId: number, owner: string, sent: SentDelivery, nowMs: number): Promise<boolean>;
-  /** False when the delivery is no longer `sending` under this owner's claim. */
-  markFailed(deliveryId: number, owner: string, reason: string): Promise<boolean>;
-  /**
-   * Puts a delivery this owner was sending back to `pending`, to be claimed again at `retryAtMs`, and
-   * keeps `reason` (why it waits) on it; false when it is no longer `sending` under this owner's claim.
-   */
-  markRetry(deliveryId: number, owner: string, reason: string, retryAtMs: number): Promise<boolean>;
-  /** The earliest time a delivery waiting for a retry may be claimed again, if any. */
-  nextRetryAtMs(): Promise<number | undefined>;
-  /** Deliveries `sending` under a lease that ended before `nowMs`: their owner stopped or stalled. */
-  expiredClaims(nowMs: number, limit: number): Promise<DeliveryRecord[]>;
-  /** Puts a delivery whose lease ended back to `pending`; false when it is no longer expired. */
-  releaseExpired(deliveryId: number, nowMs: number): Promise<boolean>;
-  /** Fails a delivery whose lease ended, with `reason`; false when it is no longer expired. */
-  failExpired(deliveryId: number, reason: string, nowMs: number): Promise<boolean>;
-  /** Moves up to `limit` due comments to `sending` under `claim` and returns them. */
-  claimDueComments(limit: number, claim: Claim, nowMs: number): Promise<DeliveryRecord[]>;
-  /** False when the comment is no longer `sending` under this owner's claim. */
-  markComment(
-    deliveryId: number,
-    owner: string,
-    status: 'sent' | 'failed',
-    nowMs: number,
-    reason: string | null,
-  ): Promise<boolean>;
-  /** Puts a comment this owner was posting back to `pending`, due again at `retryAtMs`. */
-  retryComment(deliveryId: number, owner: string, reason: string, retryAtMs: number): Promise<boolean>;
-  /** Comments `sending` under a lease that ended before `nowMs`. */
-  expiredCommentClaims(nowMs: number, limit: number): Promise<DeliveryRecord[]>;
-  /** Puts a comment whose lease ended back to `pending`; false when it is no longer expired. */
-  releaseExpiredComment(deliveryId: number, nowMs: number): Promise<boolean>;
-  /** Fails a comment whose lease ended; false when it is no longer expired. */
-  failExpiredComment(deliveryId: number, reason: string, nowMs: number): Promise<boolean>;
-  nextCommentDueAtMs(): Promise<number | undefined>;
-  /**
-   * Moves up to `limit` polls due to be closed to `sending` under a lease, with those whose closing
-   * lease ended (closing a poll twice closes it once) and returns them.
-   */
-  claimDuePollCloses(limit: number, leaseUntilMs: number, nowMs: number): Promise<DeliveryRecord[]>;
-  /** Records a poll as closed, or failed to close; false when it was not being closed. */
-  markPollClosed(deliveryId: number, status: 'closed' | 'failed', reason: string | null): Promise<boolean>;
-  /** The earliest time a poll is due to be closed, if any. */
-  nextPollCloseAtMs(): Promise<number | undefined>;
-  /** The earliest end of a lease held on a delivery or comment, if any. */
-  nextLeaseEndMs(): Promise<number | undefined>;
+  get(deliveryId: number): Promise<DeliveryRecord | undefined>;
+  /** The delivery went out. */
+  markSent(deliveryId: number, sent: SentDelivery, nowMs: number): Promise<void>;
+  /** The delivery failed for good, with the reason. */
+  markFailed(deliveryId: number, reason: string): Promise<void>;
+  /** The delivery waits (`pending`: a retry; `sending`: a step under way at the platform), with why. */
+  markWaiting(deliveryId: number, status: 'pending' | 'sending', reason: string | null): Promise<void>;
+  /** Adds a note to the delivery (what happened after it was sent: a poll that could not be closed). */
+  addNote(deliveryId: number, note: string): Promise<void>;
   /**
    * How many of the post's deliveries are in each status. In a transaction (the post being settled),
    * read after every other transaction that may settle the post at the same time has ended: the store
@@ -347,6 +292,7 @@ export interface Store {
 
   readonly posts: PostStore;
   readonly deliveries: DeliveryStore;
+  readonly jobs: JobStore;
   readonly sandbox: SandboxOutbox;
   readonly connections: ConnectionStore;
   /** Sets a channel ACTIVE or INACTIVE, keeping why (`reason`, null when ACTIVE). */

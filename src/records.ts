@@ -6,6 +6,7 @@ import type { Capabilities } from './domain/capabilities.js';
 import type { CommentStatus, DeliveryStatus, PlatformContent } from './domain/delivery.js';
 import type { PostPayload, PostStatus } from './domain/post-schemas.js';
 import type { ChannelType, PublishMode } from './domain/schemas.js';
+import type { StepState } from './publisher-port.js';
 
 export interface UserRecord {
   id: string;
@@ -116,17 +117,15 @@ export interface DeliveryRecord {
   commentDueAtMs: number | null;
   commentSentAtMs: number | null;
   commentReason: string | null;
-  /** Times the comment was claimed to be posted: its own retry budget, apart from the delivery's. */
-  commentAttempts: number;
-  /** A poll the platform cannot close by itself is closed then (Telegram). */
-  pollCloseAtMs: number | null;
-  pollCloseStatus: 'none' | 'pending' | 'sending' | 'closed' | 'failed';
 }
 
 export type NewDelivery = Pick<
   DeliveryRecord,
   'postId' | 'channelId' | 'channelName' | 'channelType' | 'status' | 'reason' | 'notes' | 'content'
->;
+> & {
+  /** What was prepared ahead for this delivery (its prepare job's state), handed to its send. */
+  prepared?: StepState;
+};
 
 export interface PageWindow {
   limit: number;

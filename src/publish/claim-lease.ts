@@ -1,15 +1,15 @@
 /**
- * The claims one scheduler holds on deliveries and comments, and the lease it keeps renewing on them
+ * The claims one scheduler holds on jobs (sends, comments, …), and the lease it keeps renewing on them
  * while it works. Another process takes a claim over only once its lease has ended, so a live owner
  * must renew well before that: every third of the lease, which leaves two renewals' worth of slack for
  * an event loop held up by a busy database.
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Claim, Clock, DeliveryStore } from '../ports.js';
+import type { Claim, Clock, JobStore } from '../ports.js';
 
 export interface ClaimLeaseOptions {
-  deliveries: DeliveryStore;
+  jobs: JobStore;
   clock: Clock;
   leaseMs: number;
   log: (message: string) => void;
@@ -33,13 +33,13 @@ export class ClaimLease {
     return { owner: this.owner, leaseUntilMs: this.options.clock.now() + this.options.leaseMs };
   }
 
-  holds(deliveryId: number): boolean {
-    return this.held.has(deliveryId);
+  holds(jobId: number): boolean {
+    return this.held.has(jobId);
   }
 
   /** Starts renewing the lease on these claims. */
-  hold(deliveryIds: Iterable<number>): void {
-    for (const id of deliveryIds) this.held.add(id);
+  hold(jobIds: Iterable<number>): void {
+    for (const id of jobIds) this.held.add(id);
     if (this.held.size > 0 && !this.timer) {
       this.timer = setInterval(() => this.renew(), Math.max(1, Math.floor(this.options.leaseMs / 3)));
       this.timer.unref();
@@ -47,8 +47,8 @@ export class ClaimLease {
   }
 
   /** The claim is settled (or lost): no more renewals for it. */
-  release(deliveryId: number): void {
-    this.held.delete(deliveryId);
+  release(jobId: number): void {
+    this.held.delete(jobId);
     if (this.held.size === 0) this.stop();
   }
 
@@ -58,7 +58,7 @@ export class ClaimLease {
   }
 
   private renew(): void {
-    this.options.deliveries.renew([...this.held], this.claim()).catch((error: unknown) => {
+    this.options.jobs.renew([...this.held], this.claim()).catch((error: unknown) => {
       // A busy or closing database: the next renewal comes a third of a lease later, in time.
       this.options.log(`renewing the lease on ${this.held.size} claims failed: ${(error as Error).message}`);
     });

@@ -80,7 +80,7 @@ export class Scheduler {
     this.log = options.log ?? (() => undefined);
     this.maxSleepMs = options.maxSleepMs ?? 30_000;
     this.lease = new ClaimLease({
-      deliveries: options.store.deliveries,
+      jobs: options.store.jobs,
       clock: options.clock,
       leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
       log: this.log,
@@ -252,26 +252,15 @@ export class Scheduler {
 
   /** After a change of plan: deliveries waiting to be sent (a post started at once) are due now. */
   private async wokenSleepMs(): Promise<number> {
-    return (await this.store.deliveries.hasPending(this.clock.now())) ? 0 : this.sleepMs();
+    return (await this.store.jobs.hasDue(this.clock.now())) ? 0 : this.sleepMs();
   }
 
   private async sleepMs(): Promise<number> {
-    const { posts, deliveries } = this.store;
-    const [dueAt, commentDueAt, retryAt, pollCloseAt, leaseEnd] = await Promise.all([
-      posts.nextDueAtMs(),
-      deliveries.nextCommentDueAtMs(),
-      deliveries.nextRetryAtMs(),
-      deliveries.nextPollCloseAtMs(),
-      deliveries.nextLeaseEndMs(),
-    ]);
-    const next = [
-      dueAt,
-      commentDueAt,
-      retryAt,
-      pollCloseAt,
-      // A claim whose owner stopped can be taken over once its lease has ended.
-      leaseEnd === undefined ? undefined : leaseEnd + 1,
-    ].filter((t): t is number => t !== undefined);
+    const { posts, jobs } = this.store;
+    // A post falling due, a job falling due (a retry, a comment, a check), or a lease ending (a claim
+    // whose owner stopped can be taken over then).
+    const [dueAt, jobAt] = await Promise.all([posts.nextDueAtMs(), jobs.nextWakeAtMs()]);
+    const next = [dueAt, jobAt].filter((t): t is number => t !== undefined);
     if (next.length === 0) return this.maxSleepMs;
     return Math.min(this.maxSleepMs, Math.max(0, Math.min(...next) - this.clock.now()));
   }

@@ -3,9 +3,12 @@
  * platform rules decide what each receives, or why it fails or is skipped); settling derives the
  * post's status from its deliveries once none is left to send.
  */
+
+import { createHash } from 'node:crypto';
+import type { PlatformContent } from '../domain/delivery.js';
 import { planDelivery } from '../domain/platform-rules.js';
 import type { PostStatus } from '../domain/post-schemas.js';
-import type { CollectionRecord, NewDelivery, PostRecord, Store } from '../ports.js';
+import type { CollectionRecord, JobRecord, NewDelivery, PostRecord, StepState, Store } from '../ports.js';
 
 /** What starting a post did: the deliveries planned, and the post's status if none was left to send. */
 export interface PublishingStart {
@@ -36,6 +39,10 @@ export async function startPublishing(
   const mediaIds = (post.payload.media ?? []).flatMap((element) => (element.id ? [element.id] : []));
   const media = await store.findMedia(post.brandId, mediaIds);
   const mediaTypes = new Map(media.map((record) => [record.id, record.type]));
+  // What was prepared ahead for this content (media uploaded before the due time) goes to its send;
+  // only a post with media is prepared.
+  const prepared =
+    mediaIds.length > 0 || post.payload.media?.length ? await store.jobs.preparedFor(post.id) : new Map();
   const deliveries: NewDelivery[] = (collection?.channels ?? []).map((channel) => {
     const plan = planDelivery(post.payload, channel, mediaTypes);
     const base = {
@@ -45,7 +52,15 @@ export async function startPublishing(
       channelType: channel.type,
     };
     if (plan.action === 'send') {
-      return { ...base, status: 'pending', reason: null, notes: plan.notes, content: plan.content };
+      const ahead = preparedState(prepared.get(channel.id), plan.content);
+      return {
+        ...base,
+        status: 'pending',
+        reason: null,
+        notes: plan.notes,
+        content: plan.content,
+        prepared: ahead,
+      };
     }
     return {
       ...base,
@@ -55,7 +70,8 @@ export async function startPublishing(
       content: null,
     };
   });
-  await store.deliveries.insertMany(deliveries);
+  await store.deliveries.insertMany(deliveries, nowMs);
+  if (prepared.size > 0) await store.jobs.dropPrepared(post.id);
   await store.posts.setStatus(post.id, 'publishing', nowMs);
   // A delivery left to send: the post cannot be settled yet (its last send settles it).
   if (deliveries.some((delivery) => delivery.status === 'pending')) return { deliveries, settled: undefined };
@@ -81,4 +97,19 @@ export async function settlePost(
   else status = 'published';
   const finished = await store.posts.finishPublishing(postId, status, nowMs, counts.sent > 0 ? nowMs : null);
   return finished ? status : undefined;
+}
+
+/**
+ * The state a prepare job left for this content: only a finished one, made for this very content (the
+ * post may have changed since), is handed to the send.
+ */
+function preparedState(job: JobRecord | undefined, content: PlatformContent): StepState | undefined {
+  if (job?.status !== 'done') return undefined;
+  const { content: preparedFor, ...state } = job.state as { content?: string };
+  return preparedFor === contentKey(content) ? state : undefined;
+}
+
+/** What a prepare job remembers of the content it prepared, to tell whether it still matches. */
+export function contentKey(content: PlatformContent): string {
+  return createHash('sha256').update(JSON.stringify(content)).digest('base64url');
 }

@@ -6,7 +6,14 @@
  * in ms or an id is far below 2^53).
  */
 import type { DeliveryStatus } from '../domain/delivery.js';
-import type { BrandRecord, ChannelRecord, DeliveryRecord, MediaRecord, UserRecord } from '../ports.js';
+import type {
+  BrandRecord,
+  ChannelRecord,
+  DeliveryRecord,
+  JobRecord,
+  MediaRecord,
+  UserRecord,
+} from '../ports.js';
 
 export type Row = Readonly<Record<string, unknown>>;
 /** A JSON column's value as the store gives it → the value it holds. */
@@ -18,28 +25,39 @@ export const BRAND_COLUMNS =
 export const CHANNEL_COLUMNS = 'id, brand_id, name, type, status, created_at_ms, updated_at_ms';
 export const COLLECTION_COLUMNS = 'id, brand_id, title, description, status, created_at_ms, updated_at_ms';
 export const MEDIA_COLUMNS = 'id, brand_id, type, size, sha256, path, created_at_ms';
-export const DELIVERY_COLUMN_NAMES = [
+/**
+ * A delivery as the ports read it: its own row, with what its jobs know (deliveries `d`, its send job
+ * `s` and its comment job `c`): the attempts, the time of a retry, the auto-comment's progress.
+ */
+export const DELIVERY_SELECT = `SELECT d.id, d.post_id, d.channel_id, d.channel_name, d.channel_type, d.status,
+  d.reason, d.notes, d.content, d.external_id, d.url, d.sent_at_ms,
+  COALESCE(s.attempts, 0) AS attempts,
+  CASE WHEN s.status = 'waiting' AND s.step = 'commit' AND s.attempts > 0 THEN s.due_at_ms END AS retry_at_ms,
+  CASE c.status WHEN 'waiting' THEN 'pending' WHEN 'active' THEN 'sending' WHEN 'done' THEN 'sent'
+    WHEN 'failed' THEN 'failed' ELSE 'none' END AS comment_status,
+  c.due_at_ms AS comment_due_at_ms,
+  CASE WHEN c.status = 'done' THEN c.finished_at_ms END AS comment_sent_at_ms,
+  c.reason AS comment_reason
+FROM deliveries d
+LEFT JOIN jobs s ON s.delivery_id = d.id AND s.kind = 'send'
+LEFT JOIN jobs c ON c.delivery_id = d.id AND c.kind = 'comment'`;
+
+/** The columns of a job row. */
+export const JOB_COLUMN_NAMES = [
   'id',
+  'kind',
+  'delivery_id',
   'post_id',
   'channel_id',
-  'channel_name',
-  'channel_type',
   'status',
-  'reason',
-  'notes',
-  'content',
-  'external_id',
-  'url',
+  'step',
+  'due_at_ms',
+  'owner',
+  'lease_until_ms',
   'attempts',
-  'retry_at_ms',
-  'sent_at_ms',
-  'comment_status',
-  'comment_due_at_ms',
-  'comment_sent_at_ms',
-  'comment_reason',
-  'comment_attempts',
-  'poll_close_at_ms',
-  'poll_close_status',
+  'reason',
+  'state',
+  'finished_at_ms',
 ] as const;
 
 export const nullableNumber = (value: unknown): number | null =>
@@ -115,8 +133,24 @@ export function toDelivery(row: Row, json: JsonColumn): DeliveryRecord {
     commentDueAtMs: nullableNumber(row.comment_due_at_ms),
     commentSentAtMs: nullableNumber(row.comment_sent_at_ms),
     commentReason: nullableString(row.comment_reason),
-    commentAttempts: Number(row.comment_attempts ?? 0),
-    pollCloseAtMs: nullableNumber(row.poll_close_at_ms),
-    pollCloseStatus: String(row.poll_close_status) as DeliveryRecord['pollCloseStatus'],
+  };
+}
+
+export function toJob(row: Row, json: JsonColumn): JobRecord {
+  return {
+    id: Number(row.id),
+    kind: String(row.kind) as JobRecord['kind'],
+    deliveryId: nullableNumber(row.delivery_id),
+    postId: nullableNumber(row.post_id),
+    channelId: Number(row.channel_id),
+    status: String(row.status) as JobRecord['status'],
+    step: String(row.step) as JobRecord['step'],
+    dueAtMs: Number(row.due_at_ms),
+    owner: nullableString(row.owner),
+    leaseUntilMs: nullableNumber(row.lease_until_ms),
+    attempts: Number(row.attempts),
+    reason: nullableString(row.reason),
+    state: (json(row.state) ?? {}) as JobRecord['state'],
+    finishedAtMs: nullableNumber(row.finished_at_ms),
   };
 }

@@ -23,6 +23,7 @@ import {
   startServe,
   tempDir,
 } from '../mcp/cli-harness.js';
+import { beforeJobTable } from '../support/older-schema.js';
 
 afterEach(cleanup);
 
@@ -383,7 +384,7 @@ it('a store made before the key registry keeps its keys (migration 7)', async ()
   const db = openDatabase(join(dataDir, DATABASE_FILE));
   try {
     db.exec(
-      `DROP TABLE api_keys; ALTER TABLE deliveries DROP COLUMN comment_attempts;
+      `DROP TABLE api_keys; ${beforeJobTable('sqlite', false)}
        UPDATE users SET api_key_hash = '${hashApiKey(oldKey)}'; PRAGMA user_version = 6;`,
     );
   } finally {

@@ -60,7 +60,7 @@ it('hands its work to the other instance on SIGTERM: no claim left, nothing wait
       Number(
         (
           await cluster.query<{ n: string }>(
-            `SELECT COUNT(*) AS n FROM deliveries WHERE status = 'sending' AND claim_owner LIKE $1`,
+            `SELECT COUNT(*) AS n FROM jobs WHERE kind = 'send' AND status = 'active' AND owner LIKE $1`,
             [`%:${pidA}:%`],
           )
         )[0]!.n,
@@ -101,7 +101,8 @@ it('hands its work to the other instance on SIGTERM: no claim left, nothing wait
     expect(doneMs).toBeLessThan((LEASE_MS * 2) / 3);
 
     const rows = await cluster.query<{ id: string; status: string; claim_owner: string }>(
-      'SELECT id, status, claim_owner FROM deliveries ORDER BY id',
+      `SELECT d.id, d.status, s.owner AS claim_owner
+       FROM deliveries d JOIN jobs s ON s.delivery_id = d.id AND s.kind = 'send' ORDER BY d.id`,
     );
     expect(rows).toHaveLength(total);
     expect(rows.filter((row) => row.status !== 'sent')).toEqual([]);

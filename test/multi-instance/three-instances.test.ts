@@ -20,11 +20,13 @@
  * The run is seeded (MULTI_INSTANCE_SEED, printed): the choices replay (which instance is killed, when,
  * which modes are written where); the machine's scheduling of course does not.
  */
+
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
 import { formatLocalTime } from '../../src/domain/time.js';
+import { DELIVERY_SELECT } from '../../src/store/row-records.js';
 import { cleanup } from '../mcp/cli-harness.js';
 import {
   CHANNELS,
@@ -181,8 +183,7 @@ async function chaos(receiver: Receiver, env: Record<string, string>) {
           await cluster.query<{ n: string }>(
             `SELECT (SELECT COUNT(*) FROM posts WHERE status = 'publishing'
                        OR (status = 'scheduled' AND due_at_ms <= $1))
-                  + (SELECT COUNT(*) FROM deliveries WHERE status IN ('pending', 'sending')
-                       OR comment_status IN ('pending', 'sending')) AS n`,
+                  + (SELECT COUNT(*) FROM jobs WHERE status IN ('waiting', 'active')) AS n`,
             [Date.now()],
           )
         )[0]!.n,
@@ -194,7 +195,7 @@ async function chaos(receiver: Receiver, env: Record<string, string>) {
     await cluster.stopAll();
 
     const deliveries = await cluster.query<StoredDelivery>(
-      'SELECT id, status, reason, comment_status, external_id FROM deliveries ORDER BY id',
+      `SELECT id, status, reason, comment_status, external_id FROM (${DELIVERY_SELECT}) AS delivery ORDER BY id`,
     );
     const settledPosts = await cluster.query<{ n: string }>(
       `SELECT COUNT(*) AS n FROM posts WHERE status IN ('published', 'partially_published', 'failed')`,

@@ -205,18 +205,21 @@ export function postsContract(open: OpenStore): void {
       const ws = await seedWorkspace(await open());
       const { posts, deliveries } = ws.store;
       const id = await posts.insert(newPost(ws, { status: 'publishing' }));
-      await deliveries.insertMany([
-        {
-          postId: id,
-          channelId: ws.channelIds[0],
-          channelName: 'Telegram',
-          channelType: 'Telegram',
-          status: 'pending',
-          reason: null,
-          notes: [],
-          content: null,
-        },
-      ]);
+      await deliveries.insertMany(
+        [
+          {
+            postId: id,
+            channelId: ws.channelIds[0],
+            channelName: 'Telegram',
+            channelType: 'Telegram',
+            status: 'pending',
+            reason: null,
+            notes: [],
+            content: null,
+          },
+        ],
+        NOW,
+      );
       await posts.remove(id);
       expect(await posts.get(id)).toBeUndefined();
       expect(await deliveries.ofPost(id)).toEqual([]);

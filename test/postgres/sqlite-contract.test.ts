@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { makeTempDir } from '../support/local.js';
-import { deliveriesContract } from './deliveries.contract.js';
+import { jobsContract } from './jobs.contract.js';
 import { keysAndConnectionsContract } from './keys-and-connections.contract.js';
 import { postsContract } from './posts.contract.js';
 import { transactionsContract } from './transactions.contract.js';
@@ -31,5 +31,5 @@ async function open(): Promise<SqliteStore> {
 workspaceContract(open);
 keysAndConnectionsContract(open);
 postsContract(open);
-deliveriesContract(open);
+jobsContract(open);
 transactionsContract(open);

@@ -6,7 +6,7 @@
 import { expectTypeOf, it } from 'vitest';
 import type { Store } from '../../src/ports.js';
 import type { PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { deliveriesContract } from './deliveries.contract.js';
+import { jobsContract } from './jobs.contract.js';
 import { keysAndConnectionsContract } from './keys-and-connections.contract.js';
 import { usePostgres } from './postgres-databases.js';
 import { postsContract } from './posts.contract.js';
@@ -23,5 +23,5 @@ it('implements the Store port of ports.ts', () => {
 workspaceContract(open);
 keysAndConnectionsContract(open);
 postsContract(open);
-deliveriesContract(open);
+jobsContract(open);
 transactionsContract(open);

@@ -130,7 +130,7 @@ export async function postWithDeliveries(
   changes: Partial<NewPost> = {},
 ): Promise<{ postId: number; ids: [number, number, number] }> {
   const postId = await ws.store.posts.insert(newPost(ws, { status: 'publishing', ...changes }));
-  await ws.store.deliveries.insertMany(newDeliveries(ws, postId));
+  await ws.store.deliveries.insertMany(newDeliveries(ws, postId), NOW);
   const ids = (await ws.store.deliveries.ofPost(postId)).map((delivery) => delivery.id);
   return { postId, ids: ids as [number, number, number] };
 }

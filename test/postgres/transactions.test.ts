@@ -146,21 +146,21 @@ for (const target of ['none', 'brand'] as const) {
 it('settles a post once when two instances record its last deliveries at the same moment, each on the post', async () => {
   const { a, b, ws } = await twoInstances();
   const posts = await Promise.all(Array.from({ length: 10 }, () => postWithDeliveries(ws)));
-  const sent = { externalId: null, url: null, commentDueAtMs: null, pollCloseAtMs: null };
+  const sent = { externalId: null, url: null };
   const claim = { owner: 'sender', leaseUntilMs: NOW + HOUR };
-  await a.deliveries.claimPending(100, claim, NOW);
+  await a.jobs.claim(100, claim, NOW);
   // The scheduler's shape (publishing-pass.ts): mark the delivery sent, then settle the post if none
   // is left open; the pause lets the other instance's transaction run meanwhile, were it not waiting.
   const markAndSettle = (store: PostgresStore, postId: number, deliveryId: number) =>
     store.transaction(
       async (tx) => {
-        await tx.deliveries.markSent(deliveryId, 'sender', sent, NOW);
+        await tx.deliveries.markSent(deliveryId, sent, NOW);
         await new Promise((resolve) => setTimeout(resolve, 20));
         return settlePost(tx, postId, NOW);
       },
       { brandId: ws.brandId, postId },
     );
-  for (const { ids } of posts) await a.deliveries.markSent(ids[0], 'sender', sent, NOW);
+  for (const { ids } of posts) await a.deliveries.markSent(ids[0], sent, NOW);
   const settled = await Promise.all(
     posts.map(async ({ postId, ids }) =>
       (await Promise.all([markAndSettle(a, postId, ids[1]), markAndSettle(b, postId, ids[2])])).filter(

@@ -100,7 +100,8 @@ it('hands back a delivery claimed but not begun when it stops; another scheduler
 
   const rows = () =>
     rt.sql.all(
-      'SELECT id, status, attempts, claim_owner, lease_until_ms FROM deliveries WHERE post_id = ? ORDER BY id',
+      `SELECT d.id, d.status, s.attempts, s.owner AS claim_owner, s.lease_until_ms
+       FROM deliveries d JOIN jobs s ON s.delivery_id = d.id AND s.kind = 'send' WHERE d.post_id = ? ORDER BY d.id`,
       postId,
     ) as { id: number; status: string; attempts: number; claim_owner: string | null }[];
   const [sent, handedBack, ...untouched] = rows();

@@ -11,6 +11,7 @@
  *
  * In both, each post is announced settled once, no queue slot is held twice, and nothing is left open.
  */
+
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,6 +21,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, expect, it } from 'vitest';
 import { formatLocalTime } from '../../src/domain/time.js';
 import { DATABASE_FILE } from '../../src/store/open-store.js';
+import { DELIVERY_SELECT } from '../../src/store/row-records.js';
 import { openDatabase } from '../../src/store/sqlite/driver.js';
 import {
   CHILD_TIMEOUT_MS,
@@ -256,10 +258,7 @@ async function scenario(options: {
       const deadline = Date.now() + 60_000;
       const open = () =>
         count(`SELECT COUNT(*) AS n FROM posts WHERE status IN ('publishing', 'scheduled')`) +
-        count(
-          `SELECT COUNT(*) AS n FROM deliveries
-           WHERE status IN ('pending', 'sending') OR comment_status IN ('pending', 'sending')`,
-        );
+        count(`SELECT COUNT(*) AS n FROM jobs WHERE status IN ('waiting', 'active')`);
       while (open() > 0 && Date.now() < deadline) await sleep(100);
       expect(open()).toBe(0);
       await Promise.all([serveA.stop(), serveB.stop(), stdio.stop()]);
@@ -270,7 +269,7 @@ async function scenario(options: {
         reason: string | null;
         attempts: number;
         comment_status: string;
-      }>('SELECT id, status, reason, attempts, comment_status FROM deliveries');
+      }>(`SELECT id, status, reason, attempts, comment_status FROM (${DELIVERY_SELECT}) AS delivery`);
       const settledPosts = rows<{ id: number }>(
         `SELECT id FROM posts WHERE status IN ('published', 'partially_published', 'failed')`,
       );

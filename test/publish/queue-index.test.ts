@@ -42,7 +42,7 @@ function observeStore() {
     plans(): Plan[] {
       sql.observe(undefined);
       return [...seen]
-        .filter(([text]) => /\b(FROM|UPDATE|INTO|JOIN)\s+(posts|deliveries)\b/i.test(text))
+        .filter(([text]) => /\b(FROM|UPDATE|INTO|JOIN)\s+(posts|deliveries|jobs)\b/i.test(text))
         .map(([text, params]) => ({
           sql: text,
           lines: (
@@ -59,13 +59,19 @@ function partialIndexes(table: string): Set<string> {
   return new Set(rows.filter((row) => Number(row.partial) === 1).map((row) => String(row.name)));
 }
 
-/** Plan lines that read all of posts or deliveries: a SCAN of the table, or of an index that is not partial. */
+/** Plan lines that read all of posts, deliveries or jobs: a SCAN of the table, or of an index that is not partial. */
 function scans(plans: Plan[]): Array<{ sql: string; line: string }> {
-  const partial = new Set([...partialIndexes('posts'), ...partialIndexes('deliveries')]);
+  const partial = new Set([
+    ...partialIndexes('posts'),
+    ...partialIndexes('deliveries'),
+    ...partialIndexes('jobs'),
+  ]);
   return plans.flatMap(({ sql, lines }) =>
     lines
       .filter((line) => {
-        const scan = /^SCAN (?:TABLE )?(posts|deliveries)\b(?: USING (?:COVERING )?INDEX (\w+))?/.exec(line);
+        const scan = /^SCAN (?:TABLE )?(posts|deliveries|jobs)\b(?: USING (?:COVERING )?INDEX (\w+))?/.exec(
+          line,
+        );
         return scan !== null && !(scan[2] !== undefined && partial.has(scan[2]));
       })
       .map((line) => ({ sql, line })),
@@ -133,8 +139,8 @@ describe('statements the store runs', () => {
     const observer = observeStore();
     await store.posts.due(TEST_NOW, 200);
     await store.posts.nextDueAtMs();
-    await store.deliveries.hasPending(TEST_NOW);
-    await store.deliveries.nextCommentDueAtMs();
+    await store.jobs.hasDue(TEST_NOW);
+    await store.jobs.nextWakeAtMs();
     rt.clock.set(TEST_NOW + MINUTE);
     expect(await scheduler.runOnce()).toMatchObject({ started: 1 });
     rt.clock.set(TEST_NOW + 4 * MINUTE);
@@ -144,10 +150,10 @@ describe('statements the store runs', () => {
     expect(readsThrough(plans, /^SEARCH posts USING (COVERING )?INDEX posts_due \(due_at_ms<\?\)/)).toBe(
       true,
     );
-    // The claims and the comment reads: deliveries read through an index (whichever the store now uses).
-    const deliveryReads = plans.filter(({ sql }) => /\bFROM\s+deliveries\b/i.test(sql));
-    expect(deliveryReads.length).toBeGreaterThanOrEqual(3);
-    expect(readsThrough(deliveryReads, /^(SEARCH|SCAN) deliveries USING (COVERING )?INDEX \w+/)).toBe(true);
+    // The claims and the wake-up reads: jobs read through an index (whichever the store now uses).
+    const jobReads = plans.filter(({ sql }) => /\bFROM\s+jobs\b/i.test(sql));
+    expect(jobReads.length).toBeGreaterThanOrEqual(3);
+    expect(readsThrough(jobReads, /^(SEARCH|SCAN) jobs USING (COVERING )?INDEX \w+/)).toBe(true);
     expect(scans(plans)).toEqual([]);
   });
 });

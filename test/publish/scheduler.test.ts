@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { formatLocalTime } from '../../src/domain/time.js';
-import type { Publisher, PublishingEvent, PublishingEventSink } from '../../src/ports.js';
+import type { Claim, Publisher, PublishingEvent, PublishingEventSink, Store } from '../../src/ports.js';
 import { SandboxPublisher } from '../../src/publish/sandbox-publisher.js';
 import { Scheduler } from '../../src/publish/scheduler.js';
 import { WebhookPublisher } from '../../src/publish/webhook-publisher.js';
@@ -34,6 +34,9 @@ const sendsOf = (kind: 'delivery' | 'comment' = 'delivery') => outbox(kind).map(
 
 /** A claim some other process took (and, for these tests, never finished): theirs until `leaseUntilMs`. */
 const otherProcess = (leaseUntilMs: number) => ({ owner: 'elsewhere:4242:dead', leaseUntilMs });
+/** Another process claims due jobs (sends, or comments once those are due) and dies: their deliveries. */
+const claimAsOtherProcess = async (store: Store, limit: number, claim: Claim, nowMs: number) =>
+  (await store.jobs.claim(limit, claim, nowMs)).map((claimed) => claimed.delivery!);
 
 async function create(args: Record<string, unknown>): Promise<number> {
   const created = await rt.service.createPost({
@@ -201,7 +204,8 @@ describe('scheduler', () => {
     const id = await create({ publishMode: 'IMMEDIATE' });
     const leaseUntilMs = rt.clock.now() + 30_000;
     // Another process claimed five deliveries and sent the first before it died: they stay `sending`.
-    const claimed = await rt.runtime.store.deliveries.claimPending(
+    const claimed = await claimAsOtherProcess(
+      rt.runtime.store,
       5,
       otherProcess(leaseUntilMs),
       rt.clock.now(),
@@ -240,7 +244,8 @@ describe('scheduler', () => {
     await scheduler.runOnce();
     rt.clock.advance(60_000);
     const leaseUntilMs = rt.clock.now() + 30_000;
-    const claimed = await rt.runtime.store.deliveries.claimDueComments(
+    const claimed = await claimAsOtherProcess(
+      rt.runtime.store,
       3,
       otherProcess(leaseUntilMs),
       rt.clock.now(),
@@ -380,7 +385,7 @@ describe('scheduler with the webhook publisher', () => {
     failFor = 'Telegram';
     const id = await create({ publishMode: 'IMMEDIATE' });
     // Another process claimed three deliveries and died: they fail, with their reason, once the lease ends.
-    await rt.runtime.store.deliveries.claimPending(3, otherProcess(rt.clock.now() + MINUTE), rt.clock.now());
+    await claimAsOtherProcess(rt.runtime.store, 3, otherProcess(rt.clock.now() + MINUTE), rt.clock.now());
     await scheduler.runOnce();
     rt.clock.advance(MINUTE + 1);
     await scheduler.runOnce();
@@ -420,7 +425,8 @@ describe('scheduler with the webhook publisher', () => {
     await scheduler.runOnce();
     rt.clock.advance(60_000);
     const leaseUntilMs = rt.clock.now() + MINUTE;
-    const inDoubt = await rt.runtime.store.deliveries.claimDueComments(
+    const inDoubt = await claimAsOtherProcess(
+      rt.runtime.store,
       2,
       otherProcess(leaseUntilMs),
       rt.clock.now(),
@@ -442,11 +448,7 @@ describe('scheduler with the webhook publisher', () => {
   it('marks failed, never resends, a webhook delivery left in doubt once its lease is over', async () => {
     scheduler = webhookScheduler();
     const id = await create({ publishMode: 'IMMEDIATE' });
-    await rt.runtime.store.deliveries.claimPending(
-      3,
-      otherProcess(rt.clock.now() + 5 * MINUTE),
-      rt.clock.now(),
-    );
+    await claimAsOtherProcess(rt.runtime.store, 3, otherProcess(rt.clock.now() + 5 * MINUTE), rt.clock.now());
     await scheduler.runOnce();
     expect(received).toHaveLength(8); // the 3 in doubt are neither sent nor settled yet
     expect((await post(id)).status).toBe('publishing');
@@ -681,7 +683,7 @@ describe('scheduler loop', () => {
       });
       // A process claimed one delivery and died; its lease ends 500 ms from now.
       const leaseEnd = Date.now() + 500;
-      await realTime.runtime.store.deliveries.claimPending(1, otherProcess(leaseEnd), Date.now());
+      await claimAsOtherProcess(realTime.runtime.store, 1, otherProcess(leaseEnd), Date.now());
       loop.start();
       expect(await statusWhenSettled(realTime.service, created.id, 'published')).toBe('published');
       const post = await realTime.service.getPost({ brandId: 1, postId: created.id });

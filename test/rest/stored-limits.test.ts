@@ -6,6 +6,7 @@
  * back: each post alone, the brand's lists and queue, before and after it is published. A value the
  * service cannot represent is refused with a 422 that names the limit.
  */
+
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -17,6 +18,7 @@ import { createMcpServer } from '../../src/mcp/server.js';
 import { SandboxPublisher } from '../../src/publish/sandbox-publisher.js';
 import { Scheduler } from '../../src/publish/scheduler.js';
 import { runSqlElsewhere } from '../support/local.js';
+import { beforeJobTable } from '../support/older-schema.js';
 import { expectTimestamps, invalidBody, KEY_A, openRestWorld, type RestWorld, readJson } from './support.js';
 
 const HUGE = [Number.MAX_SAFE_INTEGER, 1e13, 2 ** 53 + 2, 1e300, -1, -Number.MAX_SAFE_INTEGER, 0.5, 2.000001];
@@ -147,8 +149,9 @@ describe('a stored row the service cannot present', () => {
     // at the schema version before the repair (SQLite's 8th migration, PostgreSQL's 4th; the later ones
     // undone too).
     const postId = created.body.data.id;
-    const poison = `UPDATE deliveries SET comment_due_at_ms = 10000000000000000 WHERE post_id = ${postId};
-      ALTER TABLE deliveries DROP COLUMN comment_attempts;`;
+    const dialect = world.rt.databaseUrl ? 'postgres' : 'sqlite';
+    const poison = `${beforeJobTable(dialect, false)}
+      UPDATE deliveries SET comment_status = 'pending', comment_due_at_ms = 10000000000000000 WHERE post_id = ${postId};`;
     await runSqlElsewhere(
       world.rt,
       world.rt.databaseUrl

@@ -22,6 +22,7 @@ import type {
 import { PostgresApiKeyStore } from './api-key-rows.js';
 import { type ConnectionMemo, PostgresConnectionStore } from './connection-rows.js';
 import { PostgresDeliveryStore } from './delivery-rows.js';
+import { PostgresJobStore } from './job-rows.js';
 import { openPool, type PoolOptions } from './open-database.js';
 import { PostgresPostStore, QueueRunMemo } from './post-rows.js';
 import {
@@ -55,6 +56,7 @@ interface Shared {
 export class PostgresStore implements Store {
   readonly posts: PostgresPostStore;
   readonly deliveries: PostgresDeliveryStore;
+  readonly jobs: PostgresJobStore;
   readonly sandbox: PostgresSandboxOutbox;
   readonly connections: PostgresConnectionStore;
   readonly apiKeys: PostgresApiKeyStore;
@@ -65,6 +67,7 @@ export class PostgresStore implements Store {
   ) {
     this.posts = new PostgresPostStore(sql, shared.queueRuns);
     this.deliveries = new PostgresDeliveryStore(sql);
+    this.jobs = new PostgresJobStore(sql);
     this.sandbox = new PostgresSandboxOutbox(sql);
     this.connections = new PostgresConnectionStore(sql, shared.memo);
     this.apiKeys = new PostgresApiKeyStore(sql);

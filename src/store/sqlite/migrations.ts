@@ -217,6 +217,72 @@ const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE deliveries ADD COLUMN comment_attempts INTEGER NOT NULL DEFAULT 0;
   `,
+  // 10: one job path. A delivery's send, its auto-comment and its poll's closing were three state
+  // machines in columns of the delivery row; each is now a job (and so are media prepared ahead and token
+  // refreshes): one claim path, one lease, attempts and state of its own. What was under way carries
+  // over: a claim with its owner and lease, a retry at its time, a comment's attempts.
+  `
+  CREATE TABLE jobs (
+    id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL,
+    delivery_id INTEGER REFERENCES deliveries(id) ON DELETE CASCADE,
+    post_id INTEGER REFERENCES posts(id) ON DELETE CASCADE,
+    channel_id INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    step TEXT NOT NULL DEFAULT 'run',
+    due_at_ms INTEGER NOT NULL,
+    owner TEXT,
+    lease_until_ms INTEGER,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    reason TEXT,
+    state TEXT NOT NULL DEFAULT '{}',
+    finished_at_ms INTEGER
+  );
+  CREATE UNIQUE INDEX jobs_of_delivery ON jobs (delivery_id, kind) WHERE delivery_id IS NOT NULL;
+  CREATE UNIQUE INDEX jobs_prepare ON jobs (post_id, channel_id) WHERE kind = 'prepare';
+  CREATE UNIQUE INDEX jobs_refresh ON jobs (channel_id) WHERE kind = 'refresh';
+  CREATE INDEX jobs_waiting ON jobs (due_at_ms, id) WHERE status = 'waiting';
+  CREATE INDEX jobs_active ON jobs (lease_until_ms) WHERE status = 'active';
+  CREATE INDEX jobs_waiting_by_channel ON jobs (channel_id, due_at_ms) WHERE status = 'waiting';
+  INSERT INTO jobs (kind, delivery_id, channel_id, status, step, due_at_ms, owner, lease_until_ms, attempts, finished_at_ms)
+    SELECT 'send', id, channel_id,
+      CASE status WHEN 'pending' THEN 'waiting' WHEN 'sending' THEN 'active' WHEN 'sent' THEN 'done' ELSE 'failed' END,
+      'commit', COALESCE(retry_at_ms, claimed_at_ms, 0), claim_owner,
+      CASE WHEN status = 'sending' THEN COALESCE(lease_until_ms, 0) END, attempts, sent_at_ms
+    FROM deliveries WHERE status IN ('pending', 'sending', 'sent', 'failed') AND content IS NOT NULL;
+  INSERT INTO jobs (kind, delivery_id, channel_id, status, due_at_ms, owner, lease_until_ms, attempts, reason, finished_at_ms)
+    SELECT 'comment', id, channel_id,
+      CASE comment_status WHEN 'pending' THEN 'waiting' WHEN 'sending' THEN 'active' WHEN 'sent' THEN 'done' ELSE 'failed' END,
+      COALESCE(comment_due_at_ms, 0), claim_owner,
+      CASE WHEN comment_status = 'sending' THEN COALESCE(lease_until_ms, 0) END, comment_attempts, comment_reason,
+      comment_sent_at_ms
+    FROM deliveries WHERE comment_status <> 'none';
+  INSERT INTO jobs (kind, delivery_id, channel_id, status, due_at_ms, lease_until_ms, finished_at_ms)
+    SELECT 'close_poll', id, channel_id,
+      CASE poll_close_status WHEN 'pending' THEN 'waiting' WHEN 'sending' THEN 'active' WHEN 'closed' THEN 'done' ELSE 'failed' END,
+      poll_close_at_ms, CASE WHEN poll_close_status = 'sending' THEN COALESCE(poll_lease_until_ms, 0) END,
+      CASE WHEN poll_close_status IN ('closed', 'failed') THEN poll_close_at_ms END
+    FROM deliveries WHERE poll_close_status <> 'none' AND poll_close_at_ms IS NOT NULL;
+  DROP INDEX IF EXISTS deliveries_pending;
+  DROP INDEX IF EXISTS deliveries_sending;
+  DROP INDEX IF EXISTS deliveries_comments_pending;
+  DROP INDEX IF EXISTS deliveries_comments_sending;
+  DROP INDEX IF EXISTS deliveries_retry;
+  DROP INDEX IF EXISTS deliveries_polls;
+  ALTER TABLE deliveries DROP COLUMN attempts;
+  ALTER TABLE deliveries DROP COLUMN claimed_at_ms;
+  ALTER TABLE deliveries DROP COLUMN claim_owner;
+  ALTER TABLE deliveries DROP COLUMN lease_until_ms;
+  ALTER TABLE deliveries DROP COLUMN retry_at_ms;
+  ALTER TABLE deliveries DROP COLUMN comment_status;
+  ALTER TABLE deliveries DROP COLUMN comment_due_at_ms;
+  ALTER TABLE deliveries DROP COLUMN comment_sent_at_ms;
+  ALTER TABLE deliveries DROP COLUMN comment_reason;
+  ALTER TABLE deliveries DROP COLUMN comment_attempts;
+  ALTER TABLE deliveries DROP COLUMN poll_close_at_ms;
+  ALTER TABLE deliveries DROP COLUMN poll_close_status;
+  ALTER TABLE deliveries DROP COLUMN poll_lease_until_ms;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

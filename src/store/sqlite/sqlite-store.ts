@@ -21,6 +21,7 @@ import { SqliteApiKeyStore } from './api-key-rows.js';
 import { SqliteConnectionStore } from './connection-rows.js';
 import { SqliteDeliveryStore } from './delivery-rows.js';
 import type { SqlDatabase } from './driver.js';
+import { SqliteJobStore } from './job-rows.js';
 import { openStoreFile } from './open-store-file.js';
 import { SqlitePostStore } from './post-rows.js';
 import {
@@ -57,6 +58,7 @@ interface Connection {
 export class SqliteStore implements Store {
   readonly posts: SqlitePostStore;
   readonly deliveries: SqliteDeliveryStore;
+  readonly jobs: SqliteJobStore;
   readonly sandbox: SqliteSandboxOutbox;
   readonly connections: SqliteConnectionStore;
   readonly apiKeys: SqliteApiKeyStore;
@@ -77,6 +79,7 @@ export class SqliteStore implements Store {
     this.workspace = connection.workspace;
     this.posts = new SqlitePostStore(sql, scope, connection.heldRuns);
     this.deliveries = new SqliteDeliveryStore(sql, scope);
+    this.jobs = new SqliteJobStore(sql, scope);
     this.sandbox = new SqliteSandboxOutbox(sql, scope);
     this.connections = new SqliteConnectionStore(sql, scope, connection.storeId);
     this.apiKeys = new SqliteApiKeyStore(sql, scope);

@@ -1,0 +1,141 @@
+/**
+ * Runs due jobs of every kind with up to `inFlight` at once: free slots are filled by one claim (a burst
+ * is in flight after one transaction), each job claimed only as it is about to run, so a process that
+ * dies leaves in doubt only what it was running; a slot claims its next job in the transaction that
+ * records the one it ran. A job waits on the network only for its own request: a step that takes time
+ * at the platform (processing) answers `pending` and gives its slot back until it is checked again.
+ *
+ * While jobs are in flight, the runner looks again every `lookMs` for jobs that fell due meanwhile (a
+ * retry, a comment, a pending step's check, a post planned elsewhere), so a request that hangs holds up
+ * only its own job.
+ */
+import type { ClaimedJob, Clock, Store } from '../ports.js';
+import type { ClaimLease } from './claim-lease.js';
+
+/** What running one claimed job came to, once recorded. */
+export interface JobResult {
+  /** A job handed back unrun (the runner was halted): nothing to count. */
+  handedBack?: boolean;
+  /** The job's work succeeded (a delivery sent, a comment posted, a step done). */
+  ok: boolean;
+  /** The job waits again (a pending step, a rate limit): neither a success nor a failure yet. */
+  waiting?: boolean;
+  /** The next job, claimed in the transaction that recorded this one. */
+  next: ClaimedJob | undefined;
+}
+
+export interface JobRunnerOptions {
+  store: Store;
+  clock: Clock;
+  lease: ClaimLease;
+  inFlight: number;
+  log: (message: string) => void;
+  /** Runs one claimed job and records it, claiming the next one unless `halted`. */
+  run: (claimed: ClaimedJob, claimNext: boolean) => Promise<JobResult>;
+  /** Called between looks for due work while jobs run (due posts are started then). */
+  beforeLook?: () => Promise<void>;
+  lookMs?: number;
+}
+
+export class JobRunner {
+  private halted = false;
+  private fill: (() => void) | undefined;
+
+  constructor(private readonly options: JobRunnerOptions) {}
+
+  /** Claims nothing more; what is running finishes and is recorded. */
+  halt(): void {
+    this.halted = true;
+  }
+
+  get isHalted(): boolean {
+    return this.halted;
+  }
+
+  /** More may be due than when the run began: free slots claim it now. */
+  moreWork(): void {
+    this.fill?.();
+  }
+
+  /** Runs due jobs until none is due and none is running. */
+  async runDue(): Promise<{ ok: number; failed: number }> {
+    this.halted = false;
+    const { store, lease, clock, inFlight } = this.options;
+    let [ok, failed, slots, claiming, claimAgain] = [0, 0, 0, false, false];
+    const running = new Set<Promise<void>>();
+    const track = (work: Promise<void>): void => {
+      running.add(work);
+      const forget = () => running.delete(work);
+      work.then(forget, forget);
+    };
+    const fill = (): void => {
+      claimAgain ||= claiming;
+      if (claiming || this.halted || slots >= inFlight) return;
+      claiming = true;
+      track(
+        (async () => {
+          try {
+            const claimed = await store.jobs.claim(inFlight - slots, lease.claim(), clock.now());
+            lease.hold(claimed.map((c) => c.job.id));
+            for (const job of claimed) {
+              slots++;
+              track(slot(job).finally(() => slots--));
+            }
+          } finally {
+            claiming = false;
+            if (claimAgain) {
+              claimAgain = false;
+              fill();
+            }
+          }
+        })(),
+      );
+    };
+    const slot = async (first: ClaimedJob) => {
+      let claimed: ClaimedJob | undefined = first;
+      while (claimed) {
+        const { id } = claimed.job;
+        lease.hold([id]);
+        try {
+          const result = await this.options.run(claimed, !this.halted);
+          if (result.handedBack) return;
+          if (result.waiting) {
+            // Neither sent nor failed yet.
+          } else if (result.ok) ok++;
+          else failed++;
+          claimed = result.next;
+        } catch (error) {
+          // The store failed us (full, busy, closing). The claim is left to expire: once its lease is
+          // over, whoever runs next takes it over as the platform's idempotency allows.
+          lease.release(id);
+          this.options.log(`job ${id} could not be recorded: ${(error as Error).stack ?? String(error)}`);
+          failed++;
+          return;
+        }
+      }
+    };
+    const look = setInterval(() => {
+      if (this.halted || slots >= inFlight || running.size === 0) return;
+      track(
+        (async () => {
+          try {
+            await this.options.beforeLook?.();
+          } catch (error) {
+            this.options.log(`starting due posts failed: ${(error as Error).message}`);
+          }
+          fill();
+        })(),
+      );
+    }, this.options.lookMs ?? 1000);
+    look.unref();
+    fill();
+    this.fill = fill;
+    try {
+      while (running.size > 0) await Promise.all([...running]);
+    } finally {
+      clearInterval(look);
+      this.fill = undefined;
+    }
+    return { ok, failed };
+  }
+}

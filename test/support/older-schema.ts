@@ -1,0 +1,28 @@
+/**
+ * Takes a store back to before the job table (SQLite's migration 10, PostgreSQL's 6), for tests that
+ * roll a store back to an older schema version and open it again: the columns of the delivery row that
+ * the jobs replaced are back (empty: the tests that use this hold no work under way), the job table is
+ * gone. Undoes only that migration; the caller undoes the ones after its target version too.
+ */
+export function beforeJobTable(dialect: 'sqlite' | 'postgres', withCommentAttempts: boolean): string {
+  const int = dialect === 'sqlite' ? 'INTEGER' : 'bigint';
+  const columns = [
+    `attempts integer NOT NULL DEFAULT 0`,
+    `claimed_at_ms ${int}`,
+    `claim_owner text`,
+    `lease_until_ms ${int}`,
+    `retry_at_ms ${int}`,
+    `comment_status text NOT NULL DEFAULT 'none'`,
+    `comment_due_at_ms ${int}`,
+    `comment_sent_at_ms ${int}`,
+    `comment_reason text`,
+    `poll_close_at_ms ${int}`,
+    `poll_close_status text NOT NULL DEFAULT 'none'`,
+    `poll_lease_until_ms ${int}`,
+    ...(withCommentAttempts ? ['comment_attempts integer NOT NULL DEFAULT 0'] : []),
+  ];
+  return [
+    'DROP TABLE jobs;',
+    ...columns.map((column) => `ALTER TABLE deliveries ADD COLUMN ${column};`),
+  ].join('\n');
+}
