@@ -253,7 +253,7 @@ const MIGRATIONS: readonly string[] = [
   INSERT INTO jobs (kind, delivery_id, channel_id, status, due_at_ms, owner, lease_until_ms, attempts, reason, finished_at_ms)
     SELECT 'comment', id, channel_id,
       CASE comment_status WHEN 'pending' THEN 'waiting' WHEN 'sending' THEN 'active' WHEN 'sent' THEN 'done' ELSE 'failed' END,
-      COALESCE(comment_due_at_ms, 0), claim_owner,
+      COALESCE(comment_due_at_ms, 0), CASE WHEN comment_status = 'sending' THEN claim_owner END,
       CASE WHEN comment_status = 'sending' THEN COALESCE(lease_until_ms, 0) END, comment_attempts, comment_reason,
       comment_sent_at_ms
     FROM deliveries WHERE comment_status <> 'none';
