@@ -14,7 +14,7 @@ import { StorageStartError } from '../../domain/errors.js';
 import { LOCK_NAMESPACE, MIGRATION_LOCK } from './advisory-locks.js';
 import { checkOut, giveBack } from './pool-connections.js';
 
-const MIGRATIONS: readonly string[] = [
+export const MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE users (
     id text COLLATE "C" PRIMARY KEY,
