@@ -46,7 +46,8 @@ export async function runComment(
     const { owner } = context.lease;
     if (outcome.ok) {
       const mine = await tx.jobs.finish(job.id, owner, { status: 'done', reason: null }, nowMs);
-      return { mine, ok: true, events: post ? [commentPosted(post, channelName)] : [], outcome: 'posted' };
+      const events = post ? [commentPosted(post, channelName)] : [];
+      return { mine, ok: true, events, brandOnly: true, outcome: 'posted' };
     }
     // The comment's own attempts, not its delivery's.
     const decision = decideAfterFailure(outcome, job.attempts, publisher?.idempotent ?? false, nowMs);
@@ -64,7 +65,7 @@ export async function runComment(
             commentFailed(post, channelName, decision.reason),
             ...(decision.reconnect ? [channelNeedsReconnect(post, channelName, decision.reason)] : []),
           ];
-    return { mine, ok: false, events, outcome: decision.reason };
+    return { mine, ok: false, events, brandOnly: true, outcome: decision.reason };
   });
 }
 

@@ -42,6 +42,8 @@ export interface Recorded {
   /** The job waits again (a pending step, a rate limit). */
   waiting?: boolean;
   events: PublishingEvent[];
+  /** The events are for the brand only, not the operator's log (an auto-comment's). */
+  brandOnly?: boolean;
   /** The outcome, for the log line of a claim that was lost. */
   outcome: string;
 }
@@ -83,7 +85,8 @@ export async function recordJob(
     );
     return { ok: recorded.ok, waiting: recorded.waiting, next };
   }
-  announce(context, post, recorded.events);
+  if (recorded.brandOnly) for (const event of recorded.events) tell(context, event);
+  else announce(context, post, recorded.events);
   return { ok: recorded.ok, waiting: recorded.waiting, next };
 }
 
