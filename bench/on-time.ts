@@ -51,7 +51,9 @@ async function startReceiver(latencyMs: number) {
     });
   });
   server.keepAliveTimeout = 60_000;
-  server.listen(0, '127.0.0.1');
+  // A platform's API takes a burst of connections: with Node's default accept backlog (511) the
+  // connections past it would wait for the client's SYN retry (1 s), a limit of this stand-in alone.
+  server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 });
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   return {

@@ -54,7 +54,7 @@ Environment:
                              (2-3600, default 30): a process that stops mid-send has its deliveries taken
                              over then
   SOCIAL_PUBLISHER_SENDS_IN_FLIGHT
-                             how many deliveries one process sends at once (1-10000, default 1000): each
+                             how many deliveries one process sends at once (1-10000, default 2000): each
                              waits for its platform's answer without holding up the others
   SOCIAL_PUBLISHER_SECRET_KEY
                              key that encrypts channel credentials at rest: 64 hex digits, base64 of 32 bytes,

@@ -18,7 +18,9 @@ export interface ServeInstance {
  * parent's own SOCIAL_PUBLISHER_* variables left out), resolving once it listens.
  */
 export function startServe(dataDir: string, env: Record<string, string> = {}): Promise<ServeInstance> {
-  const child = spawn(process.execPath, [MAIN, 'serve', '--port', '0'], {
+  // BENCH_SERVE_NODE_ARGS: flags for the server's node (a CPU profile: --cpu-prof --cpu-prof-dir=DIR).
+  const nodeArgs = process.env.BENCH_SERVE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, MAIN, 'serve', '--port', '0'], {
     env: { ...serverEnv(dataDir), ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

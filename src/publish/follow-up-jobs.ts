@@ -17,7 +17,7 @@ export async function runComment(
 ): Promise<JobResult> {
   const { store, connectors } = context;
   const { job, delivery } = claimed;
-  const post = delivery && (await store.posts.get(delivery.postId));
+  const post = delivery && (await context.postOf(delivery.postId));
   const text = post?.payload.comment?.comment;
   let outcome: PublishOutcome;
   let publisher: Publisher | undefined;
@@ -90,7 +90,7 @@ export async function runClosePoll(
         ? await publisher.closePoll({
             deliveryId: delivery.id,
             postId: delivery.postId,
-            brandId: (await store.posts.get(delivery.postId))?.brandId ?? 0,
+            brandId: (await context.postOf(delivery.postId))?.brandId ?? 0,
             channel: { id: delivery.channelId, name: delivery.channelName, type: delivery.channelType },
             externalId: delivery.externalId,
           })

@@ -33,6 +33,26 @@ export interface JobContext {
   pacer: AccountPacer;
   log: (message: string) => void;
   events: PublishingEventSink | undefined;
+  /**
+   * The post of a delivery, read once for all its deliveries (eleven jobs of one post in a burst): what
+   * a job reads of it (its payload, brand, due time) no longer changes once it is publishing.
+   */
+  postOf(postId: number): Promise<PostRecord | undefined>;
+}
+
+/** `postOf` over the store: each post read once, while at most `limit` are kept. */
+export function postReader(store: Store, limit = 5_000): (postId: number) => Promise<PostRecord | undefined> {
+  const read = new Map<number, Promise<PostRecord | undefined>>();
+  return (postId) => {
+    let post = read.get(postId);
+    if (!post) {
+      if (read.size >= limit) read.clear();
+      post = store.posts.get(postId);
+      read.set(postId, post);
+      post.catch(() => read.delete(postId));
+    }
+    return post;
+  };
 }
 
 /** What a job's record step did: whether the claim was still ours, and what to tell. */

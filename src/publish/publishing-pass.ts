@@ -17,7 +17,7 @@ import { AccountPacer } from './account-pacer.js';
 import type { ClaimLease } from './claim-lease.js';
 import { startDuePosts } from './due-posts.js';
 import { runClosePoll, runComment } from './follow-up-jobs.js';
-import { announce, type ConnectorRouter, type JobContext, tell } from './job-context.js';
+import { announce, type ConnectorRouter, type JobContext, postReader, tell } from './job-context.js';
 import { type JobResult, JobRunner } from './job-runner.js';
 import { PrepareAhead } from './prepare-ahead.js';
 import { deliveryFailed, postSettled } from './publishing-events.js';
@@ -60,7 +60,7 @@ export class PublishingPass {
   private readonly counts = { sent: 0, comments: 0 };
 
   constructor(private readonly options: PublishingPassOptions) {
-    this.context = { ...options, pacer: new AccountPacer() };
+    this.context = { ...options, pacer: new AccountPacer(), postOf: postReader(options.store) };
     this.prepare = new PrepareAhead(this.context);
     this.runner = new JobRunner({
       store: options.store,

@@ -42,12 +42,9 @@ export interface SchedulerOptions {
  */
 const LEFT_TO_OTHERS_PAUSE_MS = 250;
 
-/**
- * Sends mostly wait for their platform's answer (hundreds of ms): a 9:00 burst of 100 brands × 11
- * channels goes out in about one round of answers only when that many can wait at once (bench on-time:
- * p99 55 s after the due second at 8, about 2 s at 1000).
- */
-export const DEFAULT_SENDS_IN_FLIGHT = 1000;
+import { DEFAULT_SENDS_IN_FLIGHT } from '../config-values.js';
+
+export { DEFAULT_SENDS_IN_FLIGHT };
 
 /** The default lease on a claim: a stopped process's deliveries are taken over this long after it stopped. */
 export const DEFAULT_LEASE_MS = 30_000;

@@ -35,7 +35,7 @@ export async function runSend(
 ): Promise<JobResult> {
   const { store, connectors, clock, pacer } = context;
   const { job, delivery } = claimed;
-  const post = delivery && (await store.posts.get(delivery.postId));
+  const post = delivery && (await context.postOf(delivery.postId));
   let publisher: Publisher | undefined;
   let outcome: StepOutcome | ConfirmOutcome;
   if (!post || !delivery?.content) {

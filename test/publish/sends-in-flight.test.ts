@@ -1,6 +1,6 @@
 /**
  * Sends are bound by the network, not by a few workers: a burst's deliveries wait for their platform's
- * answers side by side, up to SOCIAL_PUBLISHER_SENDS_IN_FLIGHT at once (default 1000), and a platform
+ * answers side by side, up to SOCIAL_PUBLISHER_SENDS_IN_FLIGHT at once (default 2000), and a platform
  * that hangs holds up only its own channel's sends. Before, one process never had more than 8 sends in
  * flight: 100 brands × 11 channels due at 9:00 went out over 55 s (bench on-time). A real engine on a
  * real store, publishing through the webhook to a loopback receiver that counts what it holds at once.
@@ -128,10 +128,10 @@ it("a platform that hangs holds up only its own sends: the others' answers come 
   expect(onTimeMs).toBeLessThan(2_500);
 });
 
-it('reads SOCIAL_PUBLISHER_SENDS_IN_FLIGHT: 1000 by default, whole numbers from 1 to 10000', () => {
+it('reads SOCIAL_PUBLISHER_SENDS_IN_FLIGHT: 2000 by default, whole numbers from 1 to 10000', () => {
   const serve = (env: NodeJS.ProcessEnv) =>
     loadConfig(['serve'], { SOCIAL_PUBLISHER_DATA_DIR: '/tmp/x', ...env });
-  expect(serve({}).sendsInFlight).toBe(1000);
+  expect(serve({}).sendsInFlight).toBe(2000);
   expect(serve({ SOCIAL_PUBLISHER_SENDS_IN_FLIGHT: '64' }).sendsInFlight).toBe(64);
   for (const bad of ['0', '10001', '2.5', 'many', '-3']) {
     expect(() => serve({ SOCIAL_PUBLISHER_SENDS_IN_FLIGHT: bad })).toThrow(
