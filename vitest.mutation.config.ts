@@ -3,7 +3,8 @@
  * scheduler, claim and store tests, which run the mutated sources in this process and decide what a user
  * sees of publishing; and, for the pre-flight, the error hints and the connectors' limits and failure
  * classification, the tests that hold them: the MCP error-hint and pre-flight suites, and the connector
- * suites against their loopback stand-ins (Mastodon, Telegram) and a real PDS (Bluesky, test/pds).
+ * suites against their loopback stand-ins (Mastodon, Telegram) and a real PDS (Bluesky, test/pds), and the
+ * connector contract run for each connector.
  * Left out: tests of the built program (dist/), which a mutant of src/ never reaches; the other MCP and
  * REST adapter suites, which run the same service through another layer at several times the cost per
  * mutant; the slow fuzz, memory and bundle runs.
@@ -35,6 +36,9 @@ export default defineConfig({
       'test/publish/channel-connectors.test.ts',
       'test/publish/failure-kinds.test.ts',
       'test/publish/bluesky-failures.test.ts',
+      'test/publish/contract-mastodon.test.ts',
+      'test/publish/contract-telegram.test.ts',
+      'test/publish/contract-bluesky.test.ts',
     ],
     testTimeout: 30_000,
     hookTimeout: 30_000,

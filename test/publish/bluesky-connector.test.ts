@@ -1,13 +1,11 @@
 /**
  * The Bluesky connector against a real PDS (test/pds, @atproto/dev-env on Node 22): what a post and a
  * reply become as records, sending once across resends, the session's renewal, and the outcome kinds.
- * The failures a local PDS cannot be made to show (429, 5xx, no answer) come from a small fake XRPC
- * server at the end.
+ * The failures a local PDS cannot be made to show (429, 5xx, no answer) come from the PDS stand-in of
+ * test/support/bluesky-xrpc-server.ts and its scripted trouble, at the end.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { AtpAgent } from '@atproto/api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { PlatformContent } from '../../src/domain/delivery.js';
 import type { CommentJob, DeliveryJob, Publisher } from '../../src/ports.js';
 import { capabilitiesOfBluesky, openBluesky, verifyBluesky } from '../../src/publish/bluesky-connector.js';
@@ -15,6 +13,7 @@ import { blueskyRecordKey, parseAtUri, recordKeyTimeMs } from '../../src/publish
 import type { ConnectorContext, LoadedMedia, VerifiedConnection } from '../../src/publish/connector.js';
 import { pngBytes } from '../contract/media-files.js';
 import { startPds, type TestPds } from '../support/bluesky-pds.js';
+import { startXrpcServer, type XrpcServer } from '../support/bluesky-xrpc-server.js';
 
 const POST = 'app.bsky.feed.post';
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
@@ -470,91 +469,55 @@ describe('record keys', () => {
   });
 });
 
-/** A fake XRPC server: `answer` decides each request's fate; 'hang' never answers. */
-type Answer = { status: number; body: unknown; headers?: Record<string, string> } | 'hang';
-
 describe('the Bluesky connector when the PDS fails', () => {
-  let server: Server;
-  let answer: (method: string, request: IncomingMessage) => Answer;
-  let service: string;
-  const connection: VerifiedConnection = {
+  let pds: XrpcServer;
+  const CREATE = 'com.atproto.repo.createRecord';
+  const session = { accessJwt: 'eyJa.eyJb.sig1', refreshJwt: 'eyJc.eyJd.sig2' };
+  const connection = (): VerifiedConnection => ({
     kind: 'bluesky',
     account: 'alice.test',
     accountId: 'did:plc:alice',
-    endpoint: '',
+    endpoint: pds.url,
     profileUrl: null,
     settings: {},
     capabilities: capabilitiesOfBluesky(),
     secret: JSON.stringify({
       appPassword: 'abcd-efgh-ijkl-mnop',
-      session: {
-        accessJwt: 'eyJa.eyJb.sig1',
-        refreshJwt: 'eyJc.eyJd.sig2',
-        did: 'did:plc:alice',
-        handle: 'alice.test',
-      },
+      session: { ...session, did: 'did:plc:alice', handle: 'alice.test' },
     }),
-  };
-  const notFound: Answer = {
-    status: 400,
-    body: { error: 'RecordNotFound', message: 'Could not locate record' },
-  };
-
-  beforeAll(async () => {
-    server = createServer((request: IncomingMessage, response: ServerResponse) => {
-      const method = new URL(request.url ?? '/', 'http://x').pathname.replace('/xrpc/', '');
-      const given = answer(method, request);
-      if (given === 'hang') return;
-      response.writeHead(given.status, { 'content-type': 'application/json', ...given.headers });
-      response.end(JSON.stringify(given.body));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    service = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    connection.endpoint = service;
   });
 
-  afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+  beforeEach(async () => {
+    pds = await startXrpcServer({ session });
   });
+
+  afterEach(() => pds.close());
 
   function publisher(timeoutMs = 5_000): Publisher {
-    return open(connection, connection.secret, { timeoutMs }).publisher;
+    return open(connection(), connection().secret, { timeoutMs }).publisher;
   }
 
   it('is rate limited until the reset the PDS names', async () => {
     const reset = String(NOW / 1000 + 30);
-    const agents: (string | undefined)[] = [];
-    answer = (_method, request) => {
-      agents.push(request.headers['user-agent']);
-      return {
-        status: 429,
-        body: { error: 'RateLimitExceeded', message: 'Rate Limit Exceeded' },
-        headers: { 'ratelimit-reset': reset },
-      };
-    };
+    pds.kit.rateLimitNext({ headers: { 'ratelimit-reset': reset } });
     expect(await publisher().deliver(deliveryJob({ caption: 'hello' }))).toEqual({
       ok: false,
       kind: 'rate_limited',
       reason: 'Bluesky is rate limiting alice.test (Rate Limit Exceeded).',
       retryAfterMs: 30_000,
     });
-    expect(agents).toEqual(['social-publisher-mcp/test']);
+    expect(pds.kit.log.map((request) => request.headers['user-agent'])).toEqual([
+      'social-publisher-mcp/test',
+    ]);
   });
 
   it('is transient on a 5xx, and refused with the PDS’s own message on a 400', async () => {
-    answer = () => ({ status: 502, body: { error: 'UpstreamFailure', message: 'Bad gateway' } });
+    pds.kit.failNext(502, 'Bad gateway', { count: 2 });
     expect(await publisher().deliver(deliveryJob({ caption: 'hello' }))).toMatchObject({
       ok: false,
       kind: 'transient',
     });
-    answer = (method) =>
-      method === 'com.atproto.repo.getRecord'
-        ? notFound
-        : {
-            status: 400,
-            body: { error: 'InvalidRequest', message: 'Invalid app.bsky.feed.post record: nope' },
-          };
+    pds.kit.failNext(400, 'Invalid app.bsky.feed.post record: nope', { route: pds.route(CREATE) });
     expect(await publisher().deliver(deliveryJob({ caption: 'hello' }))).toEqual({
       ok: false,
       kind: 'refused',
@@ -563,12 +526,12 @@ describe('the Bluesky connector when the PDS fails', () => {
   });
 
   it('is transient when a lookup gets no answer, unknown when the create gets none', async () => {
-    answer = () => 'hang';
+    pds.kit.hang('forever');
     const lookup = await publisher(300).deliver(deliveryJob({ caption: 'hello' }));
     expect(lookup).toMatchObject({ ok: false, kind: 'transient' });
     expect(!lookup.ok && lookup.reason).toMatch(/no answer within 300 ms/);
 
-    answer = (method) => (method === 'com.atproto.repo.getRecord' ? notFound : 'hang');
+    pds.kit.hang('forever', { route: pds.route(CREATE) });
     const create = await publisher(300).deliver(deliveryJob({ caption: 'hello' }));
     expect(create).toEqual({
       ok: false,
@@ -580,45 +543,26 @@ describe('the Bluesky connector when the PDS fails', () => {
   it('counts a create that fails because the record exists as sent', async () => {
     const job = deliveryJob({ caption: 'hello' });
     const rkey = blueskyRecordKey(job.idempotencyKey, job.dueAtMs);
-    const uri = `at://did:plc:alice/${POST}/${rkey}`;
-    let created = false;
-    answer = (method) => {
-      if (method === 'com.atproto.repo.createRecord') {
-        created = true;
-        return { status: 500, body: { error: 'InternalServerError', message: 'Internal Server Error' } };
-      }
-      if (!created) return notFound;
-      const value = { $type: POST, text: 'hello', createdAt: new Date(job.dueAtMs).toISOString() };
-      return {
-        status: 200,
-        body: { uri, cid: 'bafyreifxratkkleior2lqcscb7k4wn6akc5pnm26v6b3ccwv62lbqbdiq4', value },
-      };
-    };
-    expect(await publisher().deliver(job)).toMatchObject({ ok: true, externalId: uri });
+    // The record is created, and the answer is a 500 all the same.
+    pds.kit.failAfterCreating(500, 'Internal Server Error', { route: pds.route(CREATE) });
+    expect(await publisher().deliver(job)).toMatchObject({
+      ok: true,
+      externalId: `at://did:plc:alice/${POST}/${rkey}`,
+    });
+    expect(pds.records).toHaveLength(1);
   });
 
   it('sends nothing but the lookup when the record is there already', async () => {
     const job = deliveryJob({ caption: 'hello', media: [{ id: 'png' }] });
     const rkey = blueskyRecordKey(job.idempotencyKey, job.dueAtMs);
-    const uri = `at://did:plc:alice/${POST}/${rkey}`;
-    const methods: string[] = [];
-    answer = (method) => {
-      methods.push(method);
-      const value = { $type: POST, text: 'hello', createdAt: new Date(job.dueAtMs).toISOString() };
-      return {
-        status: 200,
-        body: { uri, cid: 'bafyreifxratkkleior2lqcscb7k4wn6akc5pnm26v6b3ccwv62lbqbdiq4', value },
-      };
-    };
+    const value = { $type: POST, text: 'hello', createdAt: new Date(job.dueAtMs).toISOString() };
+    const { uri } = pds.putRecord(POST, rkey, value);
     expect(await publisher().deliver(job)).toMatchObject({ ok: true, externalId: uri });
-    expect(methods).toEqual(['com.atproto.repo.getRecord']);
+    expect(pds.methods()).toEqual(['com.atproto.repo.getRecord']);
   });
 
   it('asks to reconnect when the PDS says the account is taken down', async () => {
-    answer = () => ({
-      status: 400,
-      body: { error: 'AccountTakedown', message: 'Account has been taken down' },
-    });
+    pds.kit.failNext(400, { error: 'AccountTakedown', message: 'Account has been taken down' }, { count: 2 });
     expect(await publisher().deliver(deliveryJob({ caption: 'hello' }))).toEqual({
       ok: false,
       kind: 'reconnect',
@@ -629,10 +573,7 @@ describe('the Bluesky connector when the PDS fails', () => {
   });
 
   it('never puts a token or the app password in a reason', async () => {
-    answer = () => ({
-      status: 400,
-      body: { error: 'InvalidRequest', message: 'bad token eyJa.eyJb.sig1 abcd-efgh-ijkl-mnop' },
-    });
+    pds.kit.failNext(400, 'bad token eyJa.eyJb.sig1 abcd-efgh-ijkl-mnop', { count: 2 });
     const outcome = await publisher().deliver(deliveryJob({ caption: 'hello' }));
     expect(outcome).toMatchObject({ ok: false, kind: 'refused' });
     expect(!outcome.ok && outcome.reason).toBe('Bluesky refused the post: bad token <token> <secret>');

@@ -1,19 +1,18 @@
 /**
  * How the Bluesky connector classifies what goes wrong, at the edges the mutation run of 2026-11-25
- * found unguarded (docs/mutation.md), against a small fake XRPC server (the failures a real PDS cannot
- * be made to show): a rate limit named by status or by error alone, a 500, a create that never left
- * (transient, sent again) against one whose answer was lost or unreadable (unknown), a session the PDS
- * rejects signed in anew, media that cannot be read, an error nothing foresaw; and the image checks at
- * their limits.
+ * found unguarded (docs/mutation.md), against the PDS stand-in of test/support/bluesky-xrpc-server.ts
+ * and its scripted trouble (the failures a real PDS cannot be made to show): a rate limit named by
+ * status or by error alone, a 500, a create that never left (transient, sent again) against one whose
+ * answer was lost or unreadable (unknown), a session the PDS rejects signed in anew, media that cannot
+ * be read, an error nothing foresaw; and the image checks at their limits.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/domain/errors.js';
 import type { DeliveryJob } from '../../src/ports.js';
 import { capabilitiesOfBluesky, openBluesky } from '../../src/publish/bluesky-connector.js';
 import { checkImage } from '../../src/publish/bluesky-post.js';
 import type { ConnectorContext, LoadedMedia } from '../../src/publish/connector.js';
+import { startXrpcServer, type XrpcServer } from '../support/bluesky-xrpc-server.js';
 
 const NOW = Date.UTC(2026, 10, 25, 12, 0, 0);
 const SESSION = {
@@ -22,59 +21,22 @@ const SESSION = {
   did: 'did:plc:alice',
   handle: 'alice.test',
 };
-const NOT_FOUND = { status: 400, body: { error: 'RecordNotFound', message: 'Could not locate record' } };
-const CREATED = {
-  status: 200,
-  body: {
-    uri: 'at://did:plc:alice/app.bsky.feed.post/x',
-    cid: 'bafyreifxratkkleior2lqcscb7k4wn6akc5pnm26v6b3ccwv62lbqbdiq4',
-  },
-};
 const PNG: LoadedMedia = {
   bytes: Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 13, 10, 26, 10]),
   type: 'image/png',
   name: 'a.png',
 };
 
-/**
- * Each request's fate: an answer (after which the server may go away: later connections are refused),
- * a raw body, or no answer.
- */
-type Answer =
-  | { status: number; body: unknown; headers?: Record<string, string>; thenClose?: boolean }
-  | { raw: string }
-  | 'hang';
-
-const closers: Array<() => Promise<void>> = [];
+const servers: XrpcServer[] = [];
 afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close();
+  for (const server of servers.splice(0).reverse()) await server.close();
 });
 
-async function fakePds(answer: (method: string) => Answer): Promise<{ service: string; methods: string[] }> {
-  const methods: string[] = [];
-  const server: Server = createServer((request: IncomingMessage, response: ServerResponse) => {
-    const method = new URL(request.url ?? '/', 'http://x').pathname.replace('/xrpc/', '');
-    methods.push(method);
-    const given = answer(method);
-    if (given === 'hang') return;
-    if ('raw' in given) {
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(given.raw);
-      return;
-    }
-    response.writeHead(given.status, { 'content-type': 'application/json', ...given.headers });
-    response.end(JSON.stringify(given.body), () => {
-      if (!given.thenClose) return;
-      server.close();
-      server.closeAllConnections();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  closers.push(async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  });
-  return { service: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, methods };
+/** A PDS stand-in that knows the stored session; its `kit` scripts what goes wrong. */
+async function fakePds(): Promise<XrpcServer> {
+  const server = await startXrpcServer({ session: SESSION });
+  servers.push(server);
+  return server;
 }
 
 function open(
@@ -123,9 +85,7 @@ function job(content: Partial<DeliveryJob['content']> = {}): DeliveryJob {
   };
 }
 
-/** Lookups find nothing; the create gets `create`. */
-const onCreate = (create: Answer) => (method: string) =>
-  method === 'com.atproto.repo.createRecord' ? create : NOT_FOUND;
+const CREATE = 'com.atproto.repo.createRecord';
 
 describe('Bluesky failure kinds', () => {
   it('is rate limited by a 429 whatever its error, and by RateLimitExceeded whatever its status', async () => {
@@ -133,8 +93,9 @@ describe('Bluesky failure kinds', () => {
       { status: 429, body: { error: 'TooManyRequests', message: 'Slow down' } },
       { status: 400, body: { error: 'RateLimitExceeded', message: 'Slow down' } },
     ]) {
-      const { service } = await fakePds(() => ({ ...limited, headers: { 'retry-after': '12' } }));
-      expect(await open(service).publisher.deliver(job())).toEqual({
+      const pds = await fakePds();
+      pds.kit.answerNext({ ...limited, headers: { 'retry-after': '12' } }, { count: 2 });
+      expect(await open(pds.url).publisher.deliver(job())).toEqual({
         ok: false,
         kind: 'rate_limited',
         reason: 'Bluesky is rate limiting alice.test (Slow down).',
@@ -144,10 +105,9 @@ describe('Bluesky failure kinds', () => {
   });
 
   it('is transient on a 500 from the create', async () => {
-    const { service } = await fakePds(
-      onCreate({ status: 500, body: { error: 'InternalServerError', message: 'Oops' } }),
-    );
-    expect(await open(service).publisher.deliver(job())).toEqual({
+    const pds = await fakePds();
+    pds.kit.failNext(500, 'Oops', { route: pds.route(CREATE) });
+    expect(await open(pds.url).publisher.deliver(job())).toEqual({
       ok: false,
       kind: 'transient',
       reason: 'Bluesky failed the post (HTTP 500: Oops).',
@@ -156,14 +116,18 @@ describe('Bluesky failure kinds', () => {
 
   it('a create that never left is transient; one whose answer was unreadable may be out (unknown)', async () => {
     // The lookup is answered, then the server is gone: the create cannot connect.
-    const refused = await fakePds(() => ({ ...NOT_FOUND, thenClose: true }));
-    expect(await open(refused.service).publisher.deliver(job())).toEqual({
+    const refused = await fakePds();
+    refused.kit.closeAfterAnswering();
+    expect(await open(refused.url).publisher.deliver(job())).toEqual({
       ok: false,
       kind: 'transient',
-      reason: `Bluesky (${refused.service}) could not be reached (ECONNREFUSED).`,
+      reason: `Bluesky (${refused.url}) could not be reached (ECONNREFUSED).`,
     });
-    const unreadable = await fakePds(onCreate({ raw: 'not json' }));
-    expect(await open(unreadable.service).publisher.deliver(job())).toMatchObject({
+    expect(refused.methods()).toEqual(['com.atproto.repo.getRecord']);
+    const unreadable = await fakePds();
+    const raw = { status: 200, headers: { 'content-type': 'application/json' }, body: 'not json' };
+    unreadable.kit.answerNext(raw, { route: unreadable.route(CREATE) });
+    expect(await open(unreadable.url).publisher.deliver(job())).toMatchObject({
       ok: false,
       kind: 'unknown',
       reason: expect.stringMatching(/^Bluesky did not answer the post \(.+\): it may have been published\.$/),
@@ -171,30 +135,17 @@ describe('Bluesky failure kinds', () => {
   });
 
   it('signs in again with the app password when the session and its refresh are both rejected', async () => {
-    let rejected = false;
-    const { service, methods } = await fakePds((method) => {
-      if (method === 'com.atproto.server.refreshSession') {
-        return { status: 400, body: { error: 'ExpiredToken', message: 'Token has expired' } };
-      }
-      if (method === 'com.atproto.server.createSession') {
-        return {
-          status: 200,
-          body: { ...SESSION, accessJwt: 'eyJn.eyJo.sig3', refreshJwt: 'eyJp.eyJq.sig4', active: true },
-        };
-      }
-      if (!rejected) {
-        rejected = true;
-        return { status: 401, body: { error: 'InvalidToken', message: 'Token could not be verified' } };
-      }
-      return onCreate(CREATED)(method);
-    });
-    expect(await open(service).publisher.deliver(job())).toMatchObject({ ok: true });
-    expect(methods).toContain('com.atproto.server.createSession');
+    const pds = await fakePds();
+    pds.kit.revoke(SESSION.accessJwt);
+    pds.kit.revoke(SESSION.refreshJwt);
+    expect(await open(pds.url).publisher.deliver(job())).toMatchObject({ ok: true });
+    expect(pds.methods()).toContain('com.atproto.server.createSession');
+    expect(pds.records).toHaveLength(1);
   });
 
   it("media that cannot be read: refused with the service's words, transient otherwise", async () => {
-    const { service } = await fakePds(onCreate(CREATED));
-    const invalid = open(service, async () => {
+    const { url } = await fakePds();
+    const invalid = open(url, async () => {
       throw ValidationError.single('media.0.url', 'The media.0.url is not reachable.');
     });
     expect(await invalid.publisher.deliver(job({ media: [{ url: 'https://a.example/a.png' }] }))).toEqual({
@@ -202,7 +153,7 @@ describe('Bluesky failure kinds', () => {
       kind: 'refused',
       reason: 'A media file of the post could not be read: The media.0.url is not reachable.',
     });
-    const flaky = open(service, async () => {
+    const flaky = open(url, async () => {
       throw new Error('socket hang up');
     });
     expect(await flaky.publisher.deliver(job({ media: [{ url: 'https://a.example/a.png' }] }))).toEqual({
@@ -213,15 +164,15 @@ describe('Bluesky failure kinds', () => {
   });
 
   it('an unexpected error (a due time that is no time): transient before the create, and logged', async () => {
-    const { service, methods } = await fakePds(onCreate(CREATED));
-    const { publisher, logged } = open(service);
+    const pds = await fakePds();
+    const { publisher, logged } = open(pds.url);
     expect(await publisher.deliver({ ...job(), dueAtMs: Number.NaN })).toEqual({
       ok: false,
       kind: 'transient',
       reason: 'The Bluesky post failed unexpectedly: Invalid time value',
     });
     expect(logged).toEqual(['Bluesky post for alice.test failed unexpectedly: Invalid time value']);
-    expect(methods).toEqual([]);
+    expect(pds.methods()).toEqual([]);
   });
 });
 

@@ -5,8 +5,6 @@
  * refusals, unreadable answers and unreadable media, Mastodon's 403 and 408 and a media upload that
  * gets no answer; and each connector's capabilities, which must be valid channel limits.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ChannelLimits } from '../../src/domain/channel-detail.js';
 import { NotFoundError, ValidationError } from '../../src/domain/errors.js';
@@ -26,6 +24,7 @@ import {
 } from '../../src/publish/platform-http.js';
 import { capabilitiesOfTelegram, classifyTelegramFailure } from '../../src/publish/telegram-connector.js';
 import { BotRefusal, UnreadableAnswer } from '../../src/publish/telegram-messages.js';
+import { type FakePlatform, startFakePlatform } from '../support/fake-platform/kit.js';
 import { type MastodonServer, startMastodonServer } from '../support/mastodon-server.js';
 
 const NOW = Date.UTC(2026, 10, 25, 12, 0, 0);
@@ -76,14 +75,13 @@ describe('errorCode and the unanswered request', () => {
     expect(errorCode(new Error('wrapped', { cause: { code: 'ENOTFOUND' } }))).toBe('ENOTFOUND');
   });
 
-  async function server(onRequest: Parameters<typeof createServer>[1]): Promise<string> {
-    const listening: Server = createServer(onRequest);
-    await new Promise<void>((resolve) => listening.listen(0, '127.0.0.1', resolve));
-    closers.push(async () => {
-      listening.closeAllConnections();
-      await new Promise<void>((resolve) => listening.close(() => resolve()));
+  /** A stand-in that answers POST /statuses, its kit scripting what goes wrong. */
+  async function server(): Promise<FakePlatform> {
+    const kit = await startFakePlatform({
+      routes: [{ method: 'POST', path: '/statuses', handle: () => ({ status: 200, body: {} }) }],
     });
-    return `http://127.0.0.1:${(listening.address() as AddressInfo).port}`;
+    closers.push(() => kit.close());
+    return kit;
   }
 
   const failure = (url: string, timeoutMs = 2_000) =>
@@ -95,8 +93,9 @@ describe('errorCode and the unanswered request', () => {
     );
 
   it('a connection closed after the request went out: sent, with the code and what undici said', async () => {
-    const url = await server((request) => request.socket.destroy());
-    const error = await failure(`${url}/statuses`);
+    const kit = await server();
+    kit.dropNext();
+    const error = await failure(`${kit.url}/statuses`);
     expect(error).toBeInstanceOf(PlatformUnreachable);
     expect({ sent: error.sent, message: error.message }).toEqual({
       sent: true,
@@ -113,8 +112,9 @@ describe('errorCode and the unanswered request', () => {
   });
 
   it('no answer by the deadline: sent, said as the deadline', async () => {
-    const url = await server(() => {});
-    const error = await failure(`${url}/statuses`, 200);
+    const kit = await server();
+    kit.hang('forever');
+    const error = await failure(`${kit.url}/statuses`, 200);
     expect({ sent: error.sent, message: error.message }).toEqual({
       sent: true,
       message: 'no answer within 200 ms',

@@ -1,20 +1,31 @@
 /**
- * A loopback stand-in for the Telegram Bot API: `/bot<token>/<method>` on 127.0.0.1, parameters in the
- * query string, JSON, form-urlencoded or multipart bodies, answers `{ ok: true, result }` or
- * `{ ok: false, error_code, description, parameters }` with the HTTP status of error_code and the
+ * A loopback stand-in for the Telegram Bot API on the fake-platform kit: `/bot<token>/<method>`,
+ * parameters in the query string, JSON, form-urlencoded or multipart bodies, answers `{ ok: true, result }`
+ * or `{ ok: false, error_code, description, parameters }` with the HTTP status of error_code and the
  * descriptions the real server gives (tdlib/telegram-bot-api Client.cpp and TDLib's own messages: the
  * first letter lowered, "Bad Request: " / "Forbidden: " in front). Texts lose their '\r' as TDLib's
  * clean_input_string drops them (multipart encoding turns every line break into CRLF). It records every
  * message it accepts, so that tests count sends where they happen.
  *
- * Methods: getMe, getChat, getChatMember, sendMessage, sendPhoto, sendVideo, sendDocument,
- * sendMediaGroup, sendPoll, stopPoll. Knobs: the next calls answer 429, 500 or 502, or never answer
- * (before or after the message is recorded); the token can be revoked and the bot's place in each chat
- * changed; `floodControl` applies the FAQ's limits (1 message a second in a chat, 20 a minute in a group).
+ * Methods: getMe, getChat, getChatMember, and the sends of telegram-sends.ts. Knobs: the next calls
+ * answer 429, 500 or 502, or never answer (before or after the message is recorded) — the kit's scripted
+ * trouble, also reachable as `kit`; the token can be revoked and the bot's place in each chat changed;
+ * `floodControl` applies the FAQ's limits (1 message a second in a chat, 20 a minute in a group).
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import busboy from 'busboy';
+import { STATUS_CODES } from 'node:http';
+import { type FakeAnswer, type FakeRequest, startFakePlatform } from './fake-platform/kit.js';
+import {
+  ApiError,
+  BOT,
+  bad,
+  type Call,
+  chatObject,
+  flood,
+  parseJson,
+  sendMethods,
+} from './telegram-sends.js';
+
+export { BOT } from './telegram-sends.js';
 
 export type BotMembership =
   | { status: 'administrator'; can_post_messages?: boolean; can_edit_messages?: boolean }
@@ -78,12 +89,6 @@ export interface TelegramServerOptions {
   now?: () => number;
 }
 
-export const BOT = {
-  id: 7000001,
-  is_bot: true,
-  first_name: 'Northwind Publisher',
-  username: 'northwind_publisher_bot',
-};
 export const CHANNEL: StandInChat = {
   id: -1001234567890,
   type: 'channel',
@@ -105,44 +110,18 @@ export const GROUP: StandInChat = {
 };
 
 const UPLOAD_BYTES = 50 * 1024 * 1024;
-const PHOTO_BYTES = 10 * 1024 * 1024;
-
-class ApiError extends Error {
-  constructor(
-    readonly code: number,
-    readonly description: string,
-    readonly parameters?: Record<string, number>,
-  ) {
-    super(description);
-  }
-}
-
-const bad = (description: string) => new ApiError(400, `Bad Request: ${description}`);
-
-interface Upload {
-  name: string;
-  type: string;
-  bytes: Buffer;
-}
-
-interface Call {
-  args: Map<string, string>;
-  files: Map<string, Upload>;
-}
+/** The kit's route of every Bot API call. */
+export const BOT_PATH = '/bot:token/:method';
 
 export type TelegramServer = Awaited<ReturnType<typeof startTelegramServer>>;
 
 export async function startTelegramServer(options: TelegramServerOptions = {}) {
   const token = `${BOT.id}:AAHf3kQ9vX2mL8pR4tY6uW1zB5cN7dJ0sEg`;
-  const tokens = new Set([token]);
   const now = options.now ?? Date.now;
   const chats = (options.chats ?? [CHANNEL, PRIVATE_SUPERGROUP, GROUP]).map((chat) => structuredClone(chat));
   const messages: RecordedMessage[] = [];
-  const calls: { method: string; args: Record<string, string> }[] = [];
-  const faults: Fault[] = [];
   const lastIds = new Map<number, number>();
   const sentAt = new Map<number, number[]>();
-  let groupIds = 0;
 
   const findChat = (ref: string | number): StandInChat | undefined => {
     const text = String(ref).trim();
@@ -154,13 +133,6 @@ export async function startTelegramServer(options: TelegramServerOptions = {}) {
       return undefined;
     return chat;
   };
-
-  const chatObject = (chat: StandInChat) => ({
-    id: chat.id,
-    type: chat.type,
-    title: chat.title,
-    ...(chat.username ? { username: chat.username } : {}),
-  });
 
   /** Write access, in the order and words of telegram-bot-api's check_chat_access and TDLib. */
   const writableChat = (ref: string | undefined, sending: string): StandInChat => {
@@ -205,73 +177,6 @@ export async function startTelegramServer(options: TelegramServerOptions = {}) {
     return recorded;
   };
 
-  const messageObject = (chat: StandInChat, m: RecordedMessage) => ({
-    message_id: m.messageId,
-    date: Math.floor(now() / 1000),
-    chat: chatObject(chat),
-    ...(chat.type === 'channel' ? { sender_chat: chatObject(chat) } : { from: BOT }),
-    ...(m.text !== undefined ? { text: m.text } : {}),
-    ...(m.linkPreviewUrl ? { link_preview_options: { url: m.linkPreviewUrl } } : {}),
-    ...(m.caption !== undefined ? { caption: m.caption } : {}),
-    ...(m.mediaGroupId ? { media_group_id: m.mediaGroupId } : {}),
-    ...(m.replyTo ? { reply_to_message: { message_id: m.replyTo, chat: chatObject(chat), date: 0 } } : {}),
-    ...(m.file ? fileObject(m) : {}),
-    ...(m.poll ? { poll: pollObject(m) } : {}),
-  });
-
-  const replyTo = (call: Call, chat: StandInChat): number | undefined => {
-    const raw = call.args.get('reply_parameters');
-    if (!raw) return undefined;
-    const parameters = parseJson(raw, "can't parse reply parameters JSON object") as {
-      message_id?: number;
-      allow_sending_without_reply?: boolean;
-    };
-    if (typeof parameters !== 'object' || parameters === null)
-      throw bad('object expected as reply parameters');
-    const id = parameters.message_id;
-    if (id === undefined) return undefined;
-    const found = messages.some((m) => m.chatId === chat.id && m.messageId === id);
-    if (found) return id;
-    if (parameters.allow_sending_without_reply) return undefined;
-    throw bad('message to be replied not found');
-  };
-
-  const captionOf = (call: Call): string | undefined => {
-    const caption = call.args.get('caption');
-    if (caption !== undefined && length(caption) > 1024) throw bad('message caption is too long');
-    return caption || undefined;
-  };
-
-  const fileOf = (
-    call: Call,
-    value: string | undefined,
-    field: string,
-  ): RecordedFile & { bytes?: Buffer } => {
-    let upload = call.files.get(field);
-    if (value?.startsWith('attach://')) upload = call.files.get(value.slice('attach://'.length));
-    else if (value && /^https?:\/\//i.test(value))
-      return { name: value.split('/').pop() ?? 'file', type: '', size: 0, url: value };
-    else if (value) throw bad('wrong file identifier/HTTP URL specified');
-    if (!upload) throw new ApiError(400, `Bad Request: there is no ${field} in the request`);
-    return { name: upload.name, type: upload.type, size: upload.bytes.length, bytes: upload.bytes };
-  };
-
-  const checkPhoto = (file: RecordedFile & { bytes?: Buffer }) => {
-    if (file.size > PHOTO_BYTES) {
-      throw bad(
-        `file of size ${file.size} bytes is too big for a photo; the maximum size is ${PHOTO_BYTES} bytes`,
-      );
-    }
-    const size = file.bytes ? pngSize(file.bytes) : undefined;
-    if (
-      size &&
-      (size.width + size.height > 10_000 ||
-        Math.max(size.width, size.height) > 20 * Math.min(size.width, size.height))
-    ) {
-      throw bad('PHOTO_INVALID_DIMENSIONS');
-    }
-  };
-
   const methods: Record<string, (call: Call) => unknown> = {
     getme: () => ({
       ...BOT,
@@ -291,369 +196,128 @@ export async function startTelegramServer(options: TelegramServerOptions = {}) {
         return { status: 'left', user: { id: Number(call.args.get('user_id')) } };
       return { ...chat.bot, user: BOT };
     },
-    sendmessage: (call) => {
-      const text = call.args.get('text') ?? '';
-      if (!text.trim()) throw bad('message text is empty');
-      const chat = writableChat(call.args.get('chat_id'), 'text messages');
-      if (length(text) > 4096) throw bad('message is too long');
-      const reply = replyTo(call, chat);
-      const preview = call.args.get('link_preview_options');
-      const url = preview
-        ? (parseJson(preview, "can't parse link preview options JSON object") as { url?: string }).url
-        : undefined;
-      floodCheck(chat, 1);
-      const m = record(chat, {
-        method: 'sendMessage',
-        kind: 'text',
-        text,
-        ...(url ? { linkPreviewUrl: url } : {}),
-        ...(reply ? { replyTo: reply } : {}),
-      });
-      return messageObject(chat, m);
-    },
-    sendphoto: (call) => sendFile(call, 'photo'),
-    sendvideo: (call) => sendFile(call, 'video'),
-    senddocument: (call) => sendFile(call, 'document'),
-    sendmediagroup: (call) => {
-      const items = parseJson(call.args.get('media') ?? '', "can't parse media JSON object");
-      if (!Array.isArray(items)) throw bad('expected an Array of InputMedia');
-      const parsed = items.map((item: { type?: string; media?: string; caption?: string }) => {
-        if (!['photo', 'video', 'document', 'audio'].includes(item.type ?? ''))
-          throw bad(`can't parse InputMedia: type "${item.type}" is unsupported`);
-        if (!item.media) throw bad("can't parse InputMedia: media not found");
-        const file = fileOf(call, item.media, item.type!);
-        return { kind: item.type as 'photo' | 'video' | 'document', file, caption: item.caption };
-      });
-      if (parsed.length === 0) throw bad('there are no messages to send');
-      if (parsed.length > 10) throw bad('too many messages to send as an album');
-      // The documentation asks for 2-10 items (the server sends one as a plain message); the wording is ours.
-      if (parsed.length === 1) throw bad('media group must include 2-10 items');
-      const kinds = new Set(parsed.map((item) => item.kind));
-      if (kinds.size > 1 && kinds.has('document'))
-        throw bad("document can't be mixed with other media types");
-      const chat = writableChat(
-        call.args.get('chat_id'),
-        kinds.has('photo') ? 'photos' : `${[...kinds][0]}s`,
-      );
-      for (const item of parsed) {
-        if (item.caption !== undefined && length(item.caption) > 1024)
-          throw bad('message caption is too long');
-        if (item.kind === 'photo') checkPhoto(item.file);
-      }
-      const reply = replyTo(call, chat);
-      floodCheck(chat, parsed.length);
-      const mediaGroupId = String(13_000_000_000 + ++groupIds);
-      return parsed.map((item) => {
-        const { bytes: _, ...file } = item.file;
-        const m = record(chat, {
-          method: 'sendMediaGroup',
-          kind: item.kind,
-          file,
-          mediaGroupId,
-          ...(item.caption ? { caption: item.caption } : {}),
-          ...(reply ? { replyTo: reply } : {}),
-        });
-        return messageObject(chat, m);
-      });
-    },
-    sendpoll: (call) => {
-      const question = call.args.get('question') ?? '';
-      const rawOptions = parseJson(call.args.get('options') ?? '', "can't parse options JSON object");
-      if (!Array.isArray(rawOptions)) throw bad('expected an Array of String as options');
-      const options = rawOptions.map((option: unknown) => {
-        if (typeof option === 'string') return option;
-        if (
-          typeof option === 'object' &&
-          option !== null &&
-          typeof (option as { text?: unknown }).text === 'string'
-        )
-          return (option as { text: string }).text;
-        throw bad('expected an option to be of type String');
-      });
-      const type = call.args.get('type') || 'regular';
-      if (type !== 'quiz' && type !== 'regular') throw bad('unsupported poll type specified');
-      const chat = writableChat(call.args.get('chat_id'), 'polls');
-      if (!question.trim()) throw bad('text must be non-empty');
-      if (length(question) > 300) throw bad('poll question length must not exceed 300');
-      if (options.length === 0) throw bad('poll must have at least one answer option');
-      if (options.length > 12) throw bad("poll can't have more than 12 options");
-      for (const option of options) {
-        if (!option.trim()) throw bad('text must be non-empty');
-        if (length(option) > 100) throw bad('poll options length must not exceed 100');
-      }
-      const correct = correctOptionIds(call);
-      if (type === 'quiz') {
-        if (correct.length === 0) throw bad('correct quiz option list must be non-empty');
-        if (correct.some((id) => id < 0 || id >= options.length)) throw bad('wrong quiz correct_option_id');
-      }
-      const isAnonymous = call.args.has('is_anonymous') ? toBool(call.args.get('is_anonymous')) : true;
-      if (chat.type === 'channel' && !isAnonymous)
-        throw bad("non-anonymous polls can't be sent to channel chats");
-      const openPeriod = call.args.has('open_period') ? Number(call.args.get('open_period')) : undefined;
-      const closeDate = call.args.has('close_date') ? Number(call.args.get('close_date')) : undefined;
-      const description = call.args.get('description');
-      const explanation = call.args.get('explanation');
-      floodCheck(chat, 1);
-      const m = record(chat, {
-        method: 'sendPoll',
-        kind: 'poll',
-        poll: {
-          question,
-          options,
-          type,
-          isAnonymous,
-          correctOptionIds: type === 'quiz' ? correct : [],
-          ...(type === 'quiz' && explanation ? { explanation } : {}),
-          ...(description ? { description } : {}),
-          ...(openPeriod ? { openPeriod: Math.min(Math.max(openPeriod, 0), 2_628_000) } : {}),
-          ...(closeDate ? { closeDate } : {}),
-          isClosed: false,
-        },
-      });
-      return messageObject(chat, m);
-    },
-    stoppoll: (call) => {
-      const chat = writableChat(call.args.get('chat_id'), 'polls');
-      const id = Number(call.args.get('message_id'));
-      const m = messages.find((message) => message.chatId === chat.id && message.messageId === id);
-      if (!m?.poll) throw bad('message with poll to stop not found');
-      if (m.poll.isClosed) throw bad('poll has already been closed');
-      m.poll.isClosed = true;
-      return pollObject(m);
-    },
+    ...sendMethods({ now, messages, writableChat, floodCheck, record }),
   };
 
-  const sendFile = (call: Call, field: 'photo' | 'video' | 'document') => {
-    const file = fileOf(call, call.args.get(field), field);
-    const chat = writableChat(call.args.get('chat_id'), `${field}s`);
-    const caption = captionOf(call);
-    if (field === 'photo') checkPhoto(file);
-    const reply = replyTo(call, chat);
-    floodCheck(chat, 1);
-    const { bytes: _, ...recorded } = file;
-    const m = record(chat, {
-      method: `send${field[0]!.toUpperCase()}${field.slice(1)}`,
-      kind: field,
-      file: recorded,
-      ...(caption ? { caption } : {}),
-      ...(reply ? { replyTo: reply } : {}),
-    });
-    return messageObject(chat, m);
-  };
-
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    let call: Call;
+  const run = (request: FakeRequest): FakeAnswer => {
     try {
-      call = await readCall(req);
+      const call = callOf(request);
+      const method = methods[(request.params.method ?? '').toLowerCase()];
+      if (!method) throw new ApiError(404, 'Not Found: method not found');
+      return { status: 200, body: { ok: true, result: method(call) } };
     } catch (error) {
-      return answer(res, error instanceof ApiError ? error : bad(String(error)));
-    }
-    const pathname = new URL(req.url ?? '/', 'http://x').pathname;
-    const path = /^\/bot([^/]*)\/([A-Za-z]+)$/.exec(pathname);
-    calls.push({ method: path?.[2] ?? pathname, args: Object.fromEntries(call.args) });
-    if (!path) return answer(res, new ApiError(404, 'Not Found'));
-    const [, callToken = '', method = ''] = path;
-    const fault = faults.shift();
-    if (fault?.kind === 'flood') return answer(res, flood(fault.retryAfter));
-    if (fault?.kind === 'status' && fault.status === 502) {
-      res.writeHead(502, { 'content-type': 'text/html' });
-      return res.end(
-        '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx/1.18.0</center>\r\n</body>\r\n</html>\r\n',
-      );
-    }
-    if (fault?.kind === 'status') return answer(res, new ApiError(500, 'Internal Server Error'));
-    if (fault?.kind === 'hang' && !fault.afterRecording) return;
-    let result: unknown;
-    try {
-      if (!/^\d+:/.test(callToken)) throw new ApiError(401, 'Unauthorized: invalid token specified');
-      if (!tokens.has(callToken)) throw new ApiError(401, 'Unauthorized');
-      const run = methods[method.toLowerCase()];
-      if (!run) throw new ApiError(404, 'Not Found: method not found');
-      result = run(call);
-    } catch (error) {
-      if (fault?.kind === 'hang') return;
-      return answer(
-        res,
+      return refusal(
         error instanceof ApiError ? error : new ApiError(500, `Internal Server Error: ${String(error)}`),
       );
     }
-    if (fault?.kind === 'hang') return;
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ ok: true, result }));
   };
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch((error) =>
-      answer(res, new ApiError(500, `Internal Server Error: ${String(error)}`)),
-    );
+  const kit = await startFakePlatform({
+    now,
+    fileSizeLimit: UPLOAD_BYTES,
+    tokenOf: (request) => request.params.token,
+    routes: [
+      { method: 'POST', path: BOT_PATH, auth: true, handle: run },
+      { method: 'GET', path: BOT_PATH, auth: true, handle: run },
+    ],
+    errors: {
+      failure: (status, said) =>
+        said === undefined && (status === 502 || status === 504)
+          ? { status, headers: { 'content-type': 'text/html' }, body: gatewayPage(status) }
+          : refusal(new ApiError(status, said ?? STATUS_CODES[status] ?? `Error ${status}`)),
+      rateLimited: ({ retryAfterSeconds, resetAtMs }) =>
+        refusal(flood(retryAfterSeconds ?? Math.max(1, Math.ceil((resetAtMs - now()) / 1000)))),
+      unauthorized: (_problem, request) =>
+        refusal(
+          new ApiError(
+            401,
+            /^\d+:/.test(request.params.token ?? '')
+              ? 'Unauthorized'
+              : 'Unauthorized: invalid token specified',
+          ),
+        ),
+      notFound: () => refusal(new ApiError(404, 'Not Found')),
+    },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  kit.credentials.issue(token);
 
   return {
     /** The API root to give the connector (no trailing slash). */
-    url: `http://127.0.0.1:${port}`,
+    url: kit.url,
     token,
     bot: BOT,
     chats,
     messages,
-    /** Every request, authorised or not, in order. */
-    calls,
+    /** The kit underneath: its request log and every kind of scripted trouble. */
+    kit,
+    /** Every request, authorised or not, in order (a view of `kit.log`). */
+    get calls(): { method: string; args: Record<string, string> }[] {
+      return kit.log.map((request) => ({
+        method: request.params.method ?? request.path,
+        args: Object.fromEntries(argsOrNone(request)),
+      }));
+    },
     /** How many requests called `method` (case-insensitive). */
-    callsOf: (method: string) => calls.filter((c) => c.method.toLowerCase() === method.toLowerCase()).length,
+    callsOf: (method: string) =>
+      kit.log.filter((request) => request.params.method?.toLowerCase() === method.toLowerCase()).length,
     chat(ref: string | number): StandInChat {
       const found = chats.find((c) => String(c.id) === String(ref) || `@${c.username}` === ref);
       if (!found) throw new Error(`no chat ${ref}`);
       return found;
     },
     /** The bot's token is revoked (BotFather /revoke): every call answers 401. */
-    revokeToken: () => tokens.delete(token),
-    /** The next `count` calls fail this way instead of being carried out (or, hanging after recording, as well). */
+    revokeToken: () => kit.revoke(token),
+    /** The next `count` calls fail this way, instead of being carried out or (afterRecording) after it. */
     failNext(count: number, fault: Fault) {
-      for (let i = 0; i < count; i++) faults.push(fault);
+      if (fault.kind === 'flood') kit.rateLimitNext({ retryAfterSeconds: fault.retryAfter }, { count });
+      else if (fault.kind === 'status') kit.failNext(fault.status, undefined, { count });
+      else if (fault.afterRecording) kit.hangAfterCreating({ count });
+      else kit.hang('forever', { count });
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => kit.close(),
   };
 }
 
-function answer(res: ServerResponse, error: ApiError): void {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (error.parameters?.retry_after) headers['retry-after'] = String(error.parameters.retry_after);
-  res.writeHead(error.code, headers);
-  res.end(
-    JSON.stringify({
+function refusal(error: ApiError): FakeAnswer {
+  const retryAfter = error.parameters?.retry_after;
+  return {
+    status: error.code,
+    ...(retryAfter ? { headers: { 'retry-after': String(retryAfter) } } : {}),
+    body: {
       ok: false,
       error_code: error.code,
       description: error.description,
       ...(error.parameters ? { parameters: error.parameters } : {}),
-    }),
-  );
-}
-
-function flood(retryAfter: number): ApiError {
-  return new ApiError(429, `Too Many Requests: retry after ${retryAfter}`, { retry_after: retryAfter });
-}
-
-/** Telegram counts code points (TDLib's utf8_length). */
-function length(text: string): number {
-  return [...text].length;
-}
-
-function toBool(value: string | undefined): boolean {
-  return ['true', 'yes', '1'].includes((value ?? '').trim().toLowerCase());
-}
-
-function parseJson(text: string, error: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw bad(error);
-  }
-}
-
-function correctOptionIds(call: Call): number[] {
-  const ids = call.args.get('correct_option_ids');
-  if (ids !== undefined) {
-    const value = parseJson(ids, "can't parse correct option identifiers JSON object");
-    if (!Array.isArray(value)) throw bad('expected an Array of correct option identifiers');
-    return value.map(Number);
-  }
-  const id = call.args.get('correct_option_id');
-  return id === undefined ? [] : [Number(id)];
-}
-
-function fileObject(m: RecordedMessage) {
-  const file = {
-    file_id: `AgAC${m.chatId}_${m.messageId}`,
-    file_unique_id: `AQAD${m.messageId}`,
-    file_size: m.file!.size,
-  };
-  if (m.kind === 'photo') return { photo: [{ ...file, width: 90, height: 90 }] };
-  if (m.kind === 'video')
-    return {
-      video: {
-        ...file,
-        width: 1280,
-        height: 720,
-        duration: 1,
-        mime_type: m.file!.type,
-        file_name: m.file!.name,
-      },
-    };
-  return { document: { ...file, mime_type: m.file!.type, file_name: m.file!.name } };
-}
-
-function pollObject(m: RecordedMessage) {
-  const poll = m.poll!;
-  return {
-    id: `poll-${m.chatId}-${m.messageId}`,
-    question: poll.question,
-    options: poll.options.map((text, index) => ({ persistent_id: String(index), text, voter_count: 0 })),
-    total_voter_count: 0,
-    is_closed: poll.isClosed,
-    is_anonymous: poll.isAnonymous,
-    type: poll.type,
-    allows_multiple_answers: false,
-    allows_revoting: poll.type !== 'quiz',
-    ...(poll.type === 'quiz'
-      ? { correct_option_ids: poll.correctOptionIds, correct_option_id: poll.correctOptionIds[0] }
-      : {}),
-    ...(poll.explanation ? { explanation: poll.explanation } : {}),
-    ...(poll.description ? { description: poll.description } : {}),
-    ...(poll.openPeriod ? { open_period: poll.openPeriod } : {}),
-    ...(poll.closeDate ? { close_date: poll.closeDate } : {}),
+    },
   };
 }
 
-/** Width and height of a PNG, from its IHDR chunk. */
-function pngSize(bytes: Buffer): { width: number; height: number } | undefined {
-  const signature = '89504e470d0a1a0a';
-  if (bytes.length < 24 || bytes.subarray(0, 8).toString('hex') !== signature) return undefined;
-  return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+function gatewayPage(status: number): string {
+  const title = `${status} ${status === 502 ? 'Bad Gateway' : 'Gateway Time-out'}`;
+  return `<html>\r\n<head><title>${title}</title></head>\r\n<body>\r\n<center><h1>${title}</h1></center>\r\n<hr><center>nginx/1.18.0</center>\r\n</body>\r\n</html>\r\n`;
 }
 
-/** The call's parameters from the query string and the body, every value as text (as the Bot API reads them). */
-async function readCall(req: IncomingMessage): Promise<Call> {
-  const args = new Map(new URL(req.url ?? '/', 'http://x').searchParams);
-  const files = new Map<string, Upload>();
-  const type = req.headers['content-type'] ?? '';
-  if (type.startsWith('multipart/form-data')) {
-    await new Promise<void>((resolve, reject) => {
-      const parser = busboy({ headers: req.headers, limits: { fileSize: UPLOAD_BYTES } });
-      parser.on('field', (name, value) => args.set(name, value));
-      parser.on('file', (name, stream, info) => {
-        const chunks: Buffer[] = [];
-        stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-        stream.on('limit', () => reject(new ApiError(413, 'Request Entity Too Large')));
-        stream.on('end', () =>
-          files.set(name, { name: info.filename ?? '', type: info.mimeType, bytes: Buffer.concat(chunks) }),
-        );
-      });
-      parser.on('close', resolve);
-      parser.on('error', reject);
-      req.pipe(parser);
-    });
-    return { args: cleaned(args), files };
-  }
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const body = Buffer.concat(chunks).toString('utf8');
-  if (type.startsWith('application/json') && body) {
-    const json = parseJson(body, "can't parse JSON encoded request parameters");
+/** The call's parameters from the query string and the body, every value as text, without '\r' (as TDLib). */
+function callOf(request: FakeRequest): Call {
+  const { body } = request;
+  const args = new Map(request.query);
+  if (body.files.some((file) => file.truncated)) throw new ApiError(413, 'Request Entity Too Large');
+  if (body.type === 'application/json' && body.bytes.length > 0) {
+    const json =
+      body.json ?? parseJson(body.bytes.toString('utf8'), "can't parse JSON encoded request parameters");
     for (const [name, value] of Object.entries(json as Record<string, unknown>)) {
       args.set(name, typeof value === 'string' ? value : JSON.stringify(value));
     }
-  } else if (type.startsWith('application/x-www-form-urlencoded')) {
-    for (const [name, value] of new URLSearchParams(body)) args.set(name, value);
   }
-  return { args: cleaned(args), files };
+  for (const [name, value] of body.fields) args.set(name, value);
+  const files = new Map(body.files.map((file) => [file.field, file]));
+  return { args: new Map([...args].map(([name, value]) => [name, value.replaceAll('\r', '')])), files };
 }
 
-/** TDLib drops every '\r' of a text it is given. */
-function cleaned(args: Map<string, string>): Map<string, string> {
-  return new Map([...args].map(([name, value]) => [name, value.replaceAll('\r', '')]));
+function argsOrNone(request: FakeRequest): Map<string, string> {
+  try {
+    return callOf(request).args;
+  } catch {
+    return new Map();
+  }
 }
