@@ -79,7 +79,7 @@ export async function runClosePoll(
   claimNext: boolean,
   halted: () => boolean,
 ): Promise<JobResult> {
-  const { store, connectors } = context;
+  const { connectors } = context;
   const { job, delivery } = claimed;
   let outcome: PublishOutcome;
   try {
