@@ -112,6 +112,13 @@ export interface JobStore {
   ): Promise<boolean>;
   /** Waiting jobs of the channel due before `untilMs` wait until then (its account's rate limit). */
   postponeChannel(channelId: number, untilMs: number): Promise<number>;
+  /**
+   * The channel's account has no request left until `untilMs`: kept for every process (a later one is
+   * kept when two are told).
+   */
+  limitAccount(channelId: number, untilMs: number): Promise<void>;
+  /** The accounts limited at `nowMs`, by channel: until when. */
+  accountLimits(nowMs: number): Promise<Map<number, number>>;
   /** Whether a job is due at `nowMs`. */
   hasDue(nowMs: number): Promise<boolean>;
   /** The earliest time a job falls due or a lease ends, if any. */

@@ -126,7 +126,7 @@ export class JobRunner {
           fill();
         })(),
       );
-    }, this.options.lookMs ?? 1000);
+    }, this.options.lookMs ?? 250);
     look.unref();
     fill();
     this.fill = fill;

@@ -60,7 +60,11 @@ export class PublishingPass {
   private readonly counts = { sent: 0, comments: 0 };
 
   constructor(private readonly options: PublishingPassOptions) {
-    this.context = { ...options, pacer: new AccountPacer(), postOf: postReader(options.store) };
+    this.context = {
+      ...options,
+      pacer: new AccountPacer(options.store.jobs),
+      postOf: postReader(options.store),
+    };
     this.prepare = new PrepareAhead(this.context);
     this.runner = new JobRunner({
       store: options.store,

@@ -43,7 +43,7 @@ export async function runSend(
   } else {
     try {
       publisher = await connectors.forChannel(job.channelId);
-      const blockedUntil = pacer.blockedUntil(job.channelId, clock.now());
+      const blockedUntil = await pacer.blockedUntil(job.channelId, clock.now());
       if (blockedUntil !== undefined)
         return await waitForLimit(context, claimed, post, claimNext, blockedUntil);
       const step: DeliveryJob = {
@@ -260,7 +260,9 @@ async function learnLimit(
         ? outcome.limit
         : undefined;
   const resetAtMs = context.pacer.learn(channelId, limit, nowMs);
-  if (resetAtMs !== undefined) await tx.jobs.postponeChannel(channelId, resetAtMs);
+  if (resetAtMs === undefined) return;
+  await tx.jobs.limitAccount(channelId, resetAtMs);
+  await tx.jobs.postponeChannel(channelId, resetAtMs);
 }
 
 /** The account has no request left until its reset: the job waits for it, its attempt not counted. */

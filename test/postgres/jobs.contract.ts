@@ -259,6 +259,11 @@ export function jobsContract(open: OpenStore): void {
       expect((await jobs.claim(10, mine(), NOW + 15 * MINUTE)).map((c) => c.job.channelId)).toEqual([
         channel,
       ]);
+      // The account's limit, for every process: the later of two kept, gone once over.
+      await jobs.limitAccount(channel, NOW + 20 * MINUTE);
+      await jobs.limitAccount(channel, NOW + 18 * MINUTE);
+      expect(await jobs.accountLimits(NOW)).toEqual(new Map([[channel, NOW + 20 * MINUTE]]));
+      expect(await jobs.accountLimits(NOW + 20 * MINUTE)).toEqual(new Map());
 
       const later = await ws.store.posts.insert(
         newPost(ws, { status: 'scheduled', dueAtMs: NOW + HOUR_AHEAD }),

@@ -170,6 +170,23 @@ export class PostgresJobStore implements JobStore {
     );
   }
 
+  async limitAccount(channelId: number, untilMs: number): Promise<void> {
+    await this.sql.change(
+      `INSERT INTO account_limits (channel_id, until_ms) VALUES ($1, $2)
+       ON CONFLICT (channel_id) DO UPDATE SET until_ms = GREATEST(account_limits.until_ms, excluded.until_ms)`,
+      channelId,
+      untilMs,
+    );
+  }
+
+  async accountLimits(nowMs: number): Promise<Map<number, number>> {
+    const rows = await this.sql.all(
+      'SELECT channel_id, until_ms FROM account_limits WHERE until_ms > $1',
+      nowMs,
+    );
+    return new Map(rows.map((row) => [Number(row.channel_id), Number(row.until_ms)] as const));
+  }
+
   async hasDue(nowMs: number): Promise<boolean> {
     const row = await this.sql.get(
       `SELECT 1 AS one FROM jobs WHERE status = 'waiting' AND due_at_ms <= $1 LIMIT 1`,

@@ -198,6 +198,28 @@ export class SqliteJobStore implements JobStore {
     );
   }
 
+  limitAccount(channelId: number, untilMs: number): Promise<void> {
+    return this.scope.run(() => {
+      this.sql.run(
+        `INSERT INTO account_limits (channel_id, until_ms) VALUES (?, ?)
+         ON CONFLICT (channel_id) DO UPDATE SET until_ms = MAX(until_ms, excluded.until_ms)`,
+        channelId,
+        untilMs,
+      );
+    });
+  }
+
+  accountLimits(nowMs: number): Promise<Map<number, number>> {
+    return this.scope.run(
+      () =>
+        new Map(
+          this.sql
+            .all('SELECT channel_id, until_ms FROM account_limits WHERE until_ms > ?', nowMs)
+            .map((row) => [Number(row.channel_id), Number(row.until_ms)] as const),
+        ),
+    );
+  }
+
   hasDue(nowMs: number): Promise<boolean> {
     return this.scope.run(
       () =>

@@ -244,6 +244,10 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX jobs_waiting ON jobs (due_at_ms, id) WHERE status = 'waiting';
   CREATE INDEX jobs_active ON jobs (lease_until_ms) WHERE status = 'active';
   CREATE INDEX jobs_waiting_by_channel ON jobs (channel_id, due_at_ms) WHERE status = 'waiting';
+  CREATE TABLE account_limits (
+    channel_id INTEGER PRIMARY KEY REFERENCES channels(id) ON DELETE CASCADE,
+    until_ms INTEGER NOT NULL
+  );
   INSERT INTO jobs (kind, delivery_id, channel_id, status, step, due_at_ms, owner, lease_until_ms, attempts, finished_at_ms)
     SELECT 'send', id, channel_id,
       CASE status WHEN 'pending' THEN 'waiting' WHEN 'sending' THEN 'active' WHEN 'sent' THEN 'done' ELSE 'failed' END,
