@@ -27,6 +27,8 @@ const ON_POSTGRES = [
   'test/service/create-post-repeats.test.ts',
   'test/publish/channel-connectors.test.ts',
   'test/publish/claims.test.ts',
+  'test/publish/refresh-secret.test.ts',
+  'test/publish/channel-isolation.test.ts',
 ];
 
 export default defineConfig({

@@ -119,6 +119,17 @@ export interface JobStore {
   limitAccount(channelId: number, untilMs: number): Promise<void>;
   /** The accounts limited at `nowMs`, by channel: until when. */
   accountLimits(nowMs: number): Promise<Map<number, number>>;
+  /**
+   * Takes the claim on refreshing this channel's token for `claim` (a `refresh` job, active under its
+   * lease), unless another owner holds it and its lease lasts: false then.
+   */
+  claimRefresh(
+    channelId: number,
+    claim: { owner: string; leaseUntilMs: number },
+    nowMs: number,
+  ): Promise<boolean>;
+  /** Ends this owner's refresh claim (done, or failed with the reason). */
+  endRefresh(channelId: number, owner: string, nowMs: number, failure?: string): Promise<boolean>;
   /** Whether a job is due at `nowMs`. */
   hasDue(nowMs: number): Promise<boolean>;
   /** The earliest time a job falls due or a lease ends, if any. */

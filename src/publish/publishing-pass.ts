@@ -151,7 +151,13 @@ export class PublishingPass {
       // Our own claim, late to be renewed: still ours, running right now.
       if (lease.holds(job.id)) continue;
       const sending = job.kind === 'send' && job.step === 'commit';
-      if (!sending && job.kind !== 'comment') {
+      if (job.kind === 'refresh') {
+        // A refresh claim is a lock, not work: its process stopped mid-refresh; the next refresh takes it.
+        await store.jobs.takeOver(job.id, nowMs, {
+          status: 'failed',
+          reason: 'The process refreshing the token stopped.',
+        });
+      } else if (!sending && job.kind !== 'comment') {
         await store.jobs.takeOver(job.id, nowMs, { status: 'waiting' });
       } else if (await connectors.idempotent(job.channelId)) {
         await store.jobs.takeOver(job.id, nowMs, { status: 'waiting' });

@@ -170,6 +170,39 @@ export class PostgresJobStore implements JobStore {
     );
   }
 
+  async claimRefresh(
+    channelId: number,
+    claim: { owner: string; leaseUntilMs: number },
+    nowMs: number,
+  ): Promise<boolean> {
+    const changed = await this.sql.change(
+      `INSERT INTO jobs (kind, channel_id, status, step, due_at_ms, owner, lease_until_ms, attempts)
+       VALUES ('refresh', $1, 'active', 'run', $2, $3, $4, 1)
+       ON CONFLICT (channel_id) WHERE kind = 'refresh' DO UPDATE SET status = 'active',
+         due_at_ms = excluded.due_at_ms, owner = excluded.owner, lease_until_ms = excluded.lease_until_ms,
+         attempts = jobs.attempts + 1, reason = NULL, finished_at_ms = NULL
+       WHERE jobs.status <> 'active' OR jobs.lease_until_ms < $2`,
+      channelId,
+      nowMs,
+      claim.owner,
+      claim.leaseUntilMs,
+    );
+    return changed === 1;
+  }
+
+  async endRefresh(channelId: number, owner: string, nowMs: number, failure?: string): Promise<boolean> {
+    const changed = await this.sql.change(
+      `UPDATE jobs SET status = $1, reason = $2, finished_at_ms = $3, lease_until_ms = NULL
+       WHERE kind = 'refresh' AND channel_id = $4 AND status = 'active' AND owner = $5`,
+      failure === undefined ? 'done' : 'failed',
+      failure ?? null,
+      nowMs,
+      channelId,
+      owner,
+    );
+    return changed === 1;
+  }
+
   async limitAccount(channelId: number, untilMs: number): Promise<void> {
     await this.sql.change(
       `INSERT INTO account_limits (channel_id, until_ms) VALUES ($1, $2)

@@ -198,6 +198,44 @@ export class SqliteJobStore implements JobStore {
     );
   }
 
+  claimRefresh(
+    channelId: number,
+    claim: { owner: string; leaseUntilMs: number },
+    nowMs: number,
+  ): Promise<boolean> {
+    return this.scope.run(
+      () =>
+        this.sql.change(
+          `INSERT INTO jobs (kind, channel_id, status, step, due_at_ms, owner, lease_until_ms, attempts)
+           VALUES ('refresh', ?, 'active', 'run', ?, ?, ?, 1)
+           ON CONFLICT (channel_id) WHERE kind = 'refresh' DO UPDATE SET status = 'active',
+             due_at_ms = excluded.due_at_ms, owner = excluded.owner, lease_until_ms = excluded.lease_until_ms,
+             attempts = jobs.attempts + 1, reason = NULL, finished_at_ms = NULL
+           WHERE jobs.status <> 'active' OR jobs.lease_until_ms < ?`,
+          channelId,
+          nowMs,
+          claim.owner,
+          claim.leaseUntilMs,
+          nowMs,
+        ) === 1,
+    );
+  }
+
+  endRefresh(channelId: number, owner: string, nowMs: number, failure?: string): Promise<boolean> {
+    return this.scope.run(
+      () =>
+        this.sql.change(
+          `UPDATE jobs SET status = ?, reason = ?, finished_at_ms = ?, lease_until_ms = NULL
+           WHERE kind = 'refresh' AND channel_id = ? AND status = 'active' AND owner = ?`,
+          failure === undefined ? 'done' : 'failed',
+          failure ?? null,
+          nowMs,
+          channelId,
+          owner,
+        ) === 1,
+    );
+  }
+
   limitAccount(channelId: number, untilMs: number): Promise<void> {
     return this.scope.run(() => {
       this.sql.run(
