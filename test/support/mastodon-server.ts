@@ -31,6 +31,11 @@ export interface MastodonServerOptions {
   maxCharacters?: number;
   /** GETs of an uploaded video answered 206 (still processing) before it is ready. Default 1. */
   videoProcessingPolls?: number;
+  /**
+   * Instead of a number of GETs: how long (by `now`) an uploaded video processes. While it does, a GET
+   * of it is 206 and a status with it is refused, as Mastodon does.
+   */
+  videoProcessingMs?: number;
   /** The account's username. Default 'publisher'. */
   username?: string;
   /** Wall clock of the X-RateLimit-Reset header. Default Date.now. */
@@ -56,6 +61,7 @@ export async function startMastodonServer(options: MastodonServerOptions = {}) {
   const scopesOf = new Map<string, string[]>();
   const statuses: CreatedStatus[] = [];
   const media = new Map<string, UploadedMedia>();
+  const processing = (item: UploadedMedia) => item.processingPolls > 0 || now() < item.readyAtMs;
   let suspended = false;
   let nextId = 110_000_000_000_000_000n;
   let origin = '';
@@ -79,7 +85,7 @@ export async function startMastodonServer(options: MastodonServerOptions = {}) {
   const mediaEntity = (item: UploadedMedia) => ({
     id: item.id,
     type: item.type,
-    url: item.processingPolls > 0 ? null : `${origin}/system/media/${item.id}/original`,
+    url: processing(item) ? null : `${origin}/system/media/${item.id}/original`,
     preview_url: `${origin}/system/media/${item.id}/small`,
     description: item.description,
   });
@@ -101,7 +107,14 @@ export async function startMastodonServer(options: MastodonServerOptions = {}) {
     },
   });
 
-  const createStatus = statusMaker({ statuses, media, maxCharacters, newId, entityOf: statusEntity });
+  const createStatus = statusMaker({
+    statuses,
+    media,
+    maxCharacters,
+    newId,
+    entityOf: statusEntity,
+    processing,
+  });
 
   /** After Doorkeeper's token check (the kit's, `auth`): the token's scope, then require_user!. */
   const guarded =
@@ -139,7 +152,10 @@ export async function startMastodonServer(options: MastodonServerOptions = {}) {
       fileName: file.name,
       size: file.bytes.length,
       description: typeof description === 'string' ? description : null,
-      processingPolls: type === 'video' ? (options.videoProcessingPolls ?? 1) : 0,
+      processingPolls:
+        type === 'video' && options.videoProcessingMs === undefined ? (options.videoProcessingPolls ?? 1) : 0,
+      readyAtMs:
+        type === 'video' && options.videoProcessingMs !== undefined ? now() + options.videoProcessingMs : 0,
       statusId: null,
     };
     media.set(item.id, item);
@@ -150,8 +166,8 @@ export async function startMastodonServer(options: MastodonServerOptions = {}) {
   function showMedia(id: string): FakeAnswer {
     const item = media.get(id);
     if (!item || item.statusId !== null) return { status: 404, body: { error: 'Record not found' } };
-    if (item.processingPolls > 0) {
-      item.processingPolls--;
+    if (processing(item)) {
+      if (item.processingPolls > 0) item.processingPolls--;
       return { status: 206, body: { ...mediaEntity(item), url: null } };
     }
     return { status: 200, body: mediaEntity(item) };

@@ -29,6 +29,8 @@ export interface UploadedMedia {
   description: string | null;
   /** GETs still to answer 206. */
   processingPolls: number;
+  /** A video processing by time (`videoProcessingMs`) is ready then; 0 otherwise. */
+  readyAtMs: number;
   statusId: string | null;
 }
 
@@ -51,6 +53,8 @@ export interface StatusBook {
   newId(): string;
   /** The status as the API shows it. */
   entityOf(status: CreatedStatus): Json;
+  /** Whether an uploaded file is still processing. */
+  processing(item: UploadedMedia): boolean;
 }
 
 /**
@@ -87,7 +91,7 @@ export function statusMaker(book: StatusBook): (params: Json, key: string | null
       if (attached.length > 1 && attached.some((item) => item.type === 'video')) {
         return invalid('Cannot attach a video to a post that already contains images');
       }
-      if (attached.some((item) => item.processingPolls > 0)) {
+      if (attached.some(book.processing)) {
         return invalid('Cannot attach files that have not finished processing. Try again in a moment!');
       }
     }
