@@ -23,6 +23,7 @@ export function beforeJobTable(dialect: 'sqlite' | 'postgres', withCommentAttemp
   ];
   return [
     'DROP TABLE jobs;',
+    'DROP TABLE account_limits;',
     ...columns.map((column) => `ALTER TABLE deliveries ADD COLUMN ${column};`),
   ].join('\n');
 }
