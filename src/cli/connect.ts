@@ -119,12 +119,12 @@ async function verify(
   try {
     switch (request.platform) {
       case 'mastodon': {
-        const { verifyMastodon } = await import('../publish/mastodon-connector.js');
+        const { verifyMastodon } = await import('../publish/connectors/mastodon/mastodon-connector.js');
         const token = request.secret ?? (await mastodonSignIn(request, http));
         return await verifyMastodon({ instance: request.endpoint, token, ...http });
       }
       case 'bluesky': {
-        const { verifyBluesky } = await import('../publish/bluesky-connector.js');
+        const { verifyBluesky } = await import('../publish/connectors/bluesky/bluesky-connector.js');
         const password =
           request.secret ??
           (await ask(
@@ -141,7 +141,7 @@ async function verify(
         });
       }
       case 'telegram': {
-        const { verifyTelegram } = await import('../publish/telegram-connector.js');
+        const { verifyTelegram } = await import('../publish/connectors/telegram/telegram-connector.js');
         const token = request.secret ?? (await ask('Bot token from @BotFather: ', { secret: true }));
         return await verifyTelegram({ apiRoot: request.endpoint, token, chat: request.account!, ...http });
       }
@@ -163,7 +163,7 @@ async function mastodonSignIn(
   http: { userAgent: string; timeoutMs: number },
 ): Promise<string> {
   const { authorizeUrl, exchangeCode, OOB_REDIRECT_URI, registerApp } = await import(
-    '../publish/mastodon-oauth.js'
+    '../publish/connectors/mastodon/mastodon-oauth.js'
   );
   const instance = request.endpoint;
   const state = randomBytes(16).toString('hex');

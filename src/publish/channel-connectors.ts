@@ -29,9 +29,9 @@ export interface ChannelConnectorsOptions {
 }
 
 const OPENERS: Record<ConnectedKind, () => Promise<OpenConnector>> = {
-  mastodon: async () => (await import('./mastodon-connector.js')).openMastodon,
-  bluesky: async () => (await import('./bluesky-connector.js')).openBluesky,
-  telegram: async () => (await import('./telegram-connector.js')).openTelegram,
+  mastodon: async () => (await import('./connectors/mastodon/mastodon-connector.js')).openMastodon,
+  bluesky: async () => (await import('./connectors/bluesky/bluesky-connector.js')).openBluesky,
+  telegram: async () => (await import('./connectors/telegram/telegram-connector.js')).openTelegram,
 };
 
 export class ChannelConnectors implements ConnectorRouter {

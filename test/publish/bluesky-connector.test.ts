@@ -10,9 +10,17 @@ import { AtpAgent } from '@atproto/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PlatformContent } from '../../src/domain/delivery.js';
 import type { CommentJob, DeliveryJob, Publisher } from '../../src/ports.js';
-import { capabilitiesOfBluesky, openBluesky, verifyBluesky } from '../../src/publish/bluesky-connector.js';
-import { blueskyRecordKey, parseAtUri, recordKeyTimeMs } from '../../src/publish/bluesky-post.js';
 import type { ConnectorContext, LoadedMedia, VerifiedConnection } from '../../src/publish/connector.js';
+import {
+  capabilitiesOfBluesky,
+  openBluesky,
+  verifyBluesky,
+} from '../../src/publish/connectors/bluesky/bluesky-connector.js';
+import {
+  blueskyRecordKey,
+  parseAtUri,
+  recordKeyTimeMs,
+} from '../../src/publish/connectors/bluesky/bluesky-post.js';
 import { pngBytes } from '../contract/media-files.js';
 import { startPds, type TestPds } from '../support/bluesky-pds.js';
 

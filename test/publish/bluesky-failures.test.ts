@@ -11,9 +11,12 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/domain/errors.js';
 import type { DeliveryJob } from '../../src/ports.js';
-import { capabilitiesOfBluesky, openBluesky } from '../../src/publish/bluesky-connector.js';
-import { checkImage } from '../../src/publish/bluesky-post.js';
 import type { ConnectorContext, LoadedMedia } from '../../src/publish/connector.js';
+import {
+  capabilitiesOfBluesky,
+  openBluesky,
+} from '../../src/publish/connectors/bluesky/bluesky-connector.js';
+import { checkImage } from '../../src/publish/connectors/bluesky/bluesky-post.js';
 
 const NOW = Date.UTC(2026, 10, 25, 12, 0, 0);
 const SESSION = {

@@ -9,9 +9,9 @@
 import { AtpAgent } from '@atproto/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MediaFacts } from '../../src/domain/preflight.js';
-import { openBluesky, verifyBluesky } from '../../src/publish/bluesky-connector.js';
-import { parseAtUri } from '../../src/publish/bluesky-post.js';
 import type { ConnectorContext, LoadedMedia } from '../../src/publish/connector.js';
+import { openBluesky, verifyBluesky } from '../../src/publish/connectors/bluesky/bluesky-connector.js';
+import { parseAtUri } from '../../src/publish/connectors/bluesky/bluesky-post.js';
 import { pngBytes } from '../contract/media-files.js';
 import { startPds, type TestPds } from '../support/bluesky-pds.js';
 import {

@@ -188,7 +188,7 @@ it('knows which connectors deduplicate without opening them, as each connector s
   expect(opened.name).toBe('mastodon');
   expect(await connectors.idempotent(channelId)).toBe(opened.idempotent);
   expect(IDEMPOTENT_PLATFORMS.mastodon).toBe(true);
-  const { openTelegram } = await import('../../src/publish/telegram-connector.js');
+  const { openTelegram } = await import('../../src/publish/connectors/telegram/telegram-connector.js');
   const telegram = openTelegram(
     {
       kind: 'telegram',

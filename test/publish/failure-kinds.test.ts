@@ -11,21 +11,24 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ChannelLimits } from '../../src/domain/channel-detail.js';
 import { NotFoundError, ValidationError } from '../../src/domain/errors.js';
 import type { DeliveryJob, Publisher } from '../../src/ports.js';
-import { capabilitiesOfBluesky } from '../../src/publish/bluesky-connector.js';
 import type { ConnectorContext, LoadedMedia } from '../../src/publish/connector.js';
+import { capabilitiesOfBluesky } from '../../src/publish/connectors/bluesky/bluesky-connector.js';
 import {
   capabilitiesOfMastodon,
   openMastodon,
   verifyMastodon,
-} from '../../src/publish/mastodon-connector.js';
+} from '../../src/publish/connectors/mastodon/mastodon-connector.js';
+import {
+  capabilitiesOfTelegram,
+  classifyTelegramFailure,
+} from '../../src/publish/connectors/telegram/telegram-connector.js';
+import { BotRefusal, UnreadableAnswer } from '../../src/publish/connectors/telegram/telegram-messages.js';
 import {
   callPlatform,
   errorCode,
   PlatformUnreachable,
   retryAfterMs,
 } from '../../src/publish/platform-http.js';
-import { capabilitiesOfTelegram, classifyTelegramFailure } from '../../src/publish/telegram-connector.js';
-import { BotRefusal, UnreadableAnswer } from '../../src/publish/telegram-messages.js';
 import { type MastodonServer, startMastodonServer } from '../support/mastodon-server.js';
 
 const NOW = Date.UTC(2026, 10, 25, 12, 0, 0);

@@ -9,13 +9,13 @@ import {
   mastodonStatusText,
   openMastodon,
   verifyMastodon,
-} from '../../src/publish/mastodon-connector.js';
+} from '../../src/publish/connectors/mastodon/mastodon-connector.js';
 import {
   authorizeUrl,
   exchangeCode,
   OOB_REDIRECT_URI,
   registerApp,
-} from '../../src/publish/mastodon-oauth.js';
+} from '../../src/publish/connectors/mastodon/mastodon-oauth.js';
 import { FakeClock } from '../support/fake-clock.js';
 import {
   type MastodonServer,

@@ -10,8 +10,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { MediaFacts } from '../../src/domain/preflight.js';
 import { systemClock } from '../../src/ports.js';
 import type { ConnectorContext, LoadedMedia } from '../../src/publish/connector.js';
-import { openMastodon, verifyMastodon } from '../../src/publish/mastodon-connector.js';
-import { openTelegram, verifyTelegram } from '../../src/publish/telegram-connector.js';
+import { openMastodon, verifyMastodon } from '../../src/publish/connectors/mastodon/mastodon-connector.js';
+import { openTelegram, verifyTelegram } from '../../src/publish/connectors/telegram/telegram-connector.js';
 import {
   type ConnectedChannel,
   connectedChannel,

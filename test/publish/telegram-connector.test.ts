@@ -6,7 +6,7 @@ import {
   capabilitiesOfTelegram,
   openTelegram,
   verifyTelegram,
-} from '../../src/publish/telegram-connector.js';
+} from '../../src/publish/connectors/telegram/telegram-connector.js';
 import { FakeClock } from '../support/fake-clock.js';
 import {
   CHANNEL,

@@ -7,8 +7,9 @@
  *
  * The client secret, the code and the token are never put in an error message.
  */
+
+import { callPlatform, type PlatformAnswer } from '../../platform-http.js';
 import { hideSecrets, mastodonOrigin, mastodonSaid } from './mastodon-connector.js';
-import { callPlatform, type PlatformAnswer } from './platform-http.js';
 
 /** What the connector needs: read the account (verify), post statuses, upload media. */
 export const MASTODON_SCOPES = 'read:accounts write:statuses write:media';

@@ -13,8 +13,8 @@
  * has forwarded the post there).
  */
 import { Agent } from 'undici';
-import type { Capabilities } from '../domain/capabilities.js';
-import { isServiceError, ValidationError } from '../domain/errors.js';
+import type { Capabilities } from '../../../domain/capabilities.js';
+import { isServiceError, ValidationError } from '../../../domain/errors.js';
 import type {
   CommentJob,
   DeliveryJob,
@@ -22,9 +22,14 @@ import type {
   PollCloseJob,
   Publisher,
   PublishOutcome,
-} from '../ports.js';
-import type { ConnectionDetails, ConnectorContext, OpenConnector, VerifiedConnection } from './connector.js';
-import { PlatformUnreachable, retryAfterMs } from './platform-http.js';
+} from '../../../ports.js';
+import type {
+  ConnectionDetails,
+  ConnectorContext,
+  OpenConnector,
+  VerifiedConnection,
+} from '../../connector.js';
+import { PlatformUnreachable, retryAfterMs } from '../../platform-http.js';
 import {
   type BotCall,
   BotRefusal,

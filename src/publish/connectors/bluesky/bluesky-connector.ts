@@ -14,11 +14,18 @@
  * of at most 2 MB, each with the post's alt text (empty when none) and its aspect ratio; `createdAt` =
  * when the post was due. Video is not supported (Bluesky takes it through a video service of its own).
  */
-import type { Capabilities } from '../domain/capabilities.js';
-import type { PlatformMedia } from '../domain/delivery.js';
-import { isServiceError, ValidationError } from '../domain/errors.js';
-import { blueskyPostText } from '../domain/platform-rules.js';
-import type { CommentJob, DeliveryJob, FailureKind, Publisher, PublishOutcome } from '../ports.js';
+import type { Capabilities } from '../../../domain/capabilities.js';
+import type { PlatformMedia } from '../../../domain/delivery.js';
+import { isServiceError, ValidationError } from '../../../domain/errors.js';
+import { blueskyPostText } from '../../../domain/platform-rules.js';
+import type { CommentJob, DeliveryJob, FailureKind, Publisher, PublishOutcome } from '../../../ports.js';
+import type {
+  ConnectionDetails,
+  ConnectorContext,
+  OpenConnector,
+  VerifiedConnection,
+} from '../../connector.js';
+import { errorCode, retryAfterMs } from '../../platform-http.js';
 import {
   BLUESKY_IMAGE_TYPES,
   BLUESKY_MAX_IMAGE_BYTES,
@@ -44,8 +51,6 @@ import {
   newAgent,
   sessionRejected,
 } from './bluesky-session.js';
-import type { ConnectionDetails, ConnectorContext, OpenConnector, VerifiedConnection } from './connector.js';
-import { errorCode, retryAfterMs } from './platform-http.js';
 
 const POST = 'app.bsky.feed.post';
 /** Record keys tried per delivery before giving up (see blueskyRecordKey). */

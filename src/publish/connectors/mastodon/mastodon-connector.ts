@@ -14,12 +14,17 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, FormData } from 'undici';
-import type { Capabilities } from '../domain/capabilities.js';
-import type { PlatformContent, PlatformMedia } from '../domain/delivery.js';
-import { isServiceError, ValidationError } from '../domain/errors.js';
-import { mastodonStatusText } from '../domain/platform-rules.js';
-import type { CommentJob, DeliveryJob, FailureKind, Publisher, PublishOutcome } from '../ports.js';
-import type { ConnectionDetails, ConnectorContext, OpenConnector, VerifiedConnection } from './connector.js';
+import type { Capabilities } from '../../../domain/capabilities.js';
+import type { PlatformContent, PlatformMedia } from '../../../domain/delivery.js';
+import { isServiceError, ValidationError } from '../../../domain/errors.js';
+import { mastodonStatusText } from '../../../domain/platform-rules.js';
+import type { CommentJob, DeliveryJob, FailureKind, Publisher, PublishOutcome } from '../../../ports.js';
+import type {
+  ConnectionDetails,
+  ConnectorContext,
+  OpenConnector,
+  VerifiedConnection,
+} from '../../connector.js';
 import {
   callPlatform,
   type PlatformAnswer,
@@ -27,7 +32,7 @@ import {
   PlatformUnreachable,
   retryAfterMs,
   summarise,
-} from './platform-http.js';
+} from '../../platform-http.js';
 
 /** The members of `GET /api/v2/instance` that say what a status may carry; every one may be absent. */
 export interface MastodonInstance {

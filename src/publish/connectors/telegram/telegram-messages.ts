@@ -17,10 +17,10 @@
  * - alt and title: not sent (Telegram photos have no alt text and messages no title).
  */
 import { type Dispatcher, FormData } from 'undici';
-import type { PlatformContent } from '../domain/delivery.js';
-import { telegramPollDescription, telegramText } from '../domain/platform-rules.js';
-import type { LoadedMedia } from './connector.js';
-import { callPlatform, summarise } from './platform-http.js';
+import type { PlatformContent } from '../../../domain/delivery.js';
+import { telegramPollDescription, telegramText } from '../../../domain/platform-rules.js';
+import type { LoadedMedia } from '../../connector.js';
+import { callPlatform, summarise } from '../../platform-http.js';
 
 /** Bot uploads: photos up to 10 MB, any other file up to 50 MB (Bot API, "Sending files"). */
 export const PHOTO_UPLOAD_BYTES = 10 * 1024 * 1024;

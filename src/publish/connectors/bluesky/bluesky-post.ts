@@ -6,9 +6,9 @@
  * connector (bluesky-connector.ts) adds what needs the PDS: facets, uploaded images, reply references.
  */
 import { createHash } from 'node:crypto';
-import { BLUESKY_TEXT_BYTES } from '../domain/capabilities.js';
-import { textLength } from '../domain/preflight.js';
-import type { LoadedMedia } from './connector.js';
+import { BLUESKY_TEXT_BYTES } from '../../../domain/capabilities.js';
+import { textLength } from '../../../domain/preflight.js';
+import type { LoadedMedia } from '../../connector.js';
 
 /** Bluesky's limits (lexicons app.bsky.feed.post and app.bsky.embed.images). */
 export const BLUESKY_TEXT_GRAPHEMES = 300;
