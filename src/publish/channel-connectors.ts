@@ -3,16 +3,14 @@
  * Telegram), or, for a channel without one, the configured default (the sandbox or the webhook). A
  * connector is opened on first use, with its secret unsealed only then, and kept while its connection is
  * unchanged; `connect` or a refreshed session changes the connection, and the next delivery opens it
- * anew. Each connector's code is loaded only when a channel of its platform publishes.
+ * anew. Each connector's code is loaded only when a channel of its platform publishes (its module's
+ * `load`, connectors/registry.ts). The media files a connector is handed and does not release are
+ * released when it closes (a downloaded file deleted).
  */
 import type { ConnectionRecord, Publisher, PublishOutcome, Store } from '../ports.js';
 import type { SecretBox } from '../store/secret-box.js';
-import {
-  type ConnectedKind,
-  type ConnectorContext,
-  IDEMPOTENT_PLATFORMS,
-  type OpenConnector,
-} from './connector.js';
+import type { ConnectorContext, MediaSource } from './connector.js';
+import { connectorModule, IDEMPOTENT_PLATFORMS } from './connectors/registry.js';
 import type { ConnectorRouter } from './publishing-pass.js';
 
 /** The parts of a ConnectorContext that are the same for every connection. */
@@ -27,12 +25,6 @@ export interface ChannelConnectorsOptions {
   /** Reads an environment variable named by a workspace file's connection. */
   readEnv: (name: string) => string | undefined;
 }
-
-const OPENERS: Record<ConnectedKind, () => Promise<OpenConnector>> = {
-  mastodon: async () => (await import('./connectors/mastodon/mastodon-connector.js')).openMastodon,
-  bluesky: async () => (await import('./connectors/bluesky/bluesky-connector.js')).openBluesky,
-  telegram: async () => (await import('./connectors/telegram/telegram-connector.js')).openTelegram,
-};
 
 export class ChannelConnectors implements ConnectorRouter {
   private readonly open = new Map<number, { updatedAtMs: number; publisher: Publisher }>();
@@ -76,11 +68,29 @@ export class ChannelConnectors implements ConnectorRouter {
     }
     const { store, secrets, context } = this.options;
     const { channelId } = connection;
-    const open = await OPENERS[connection.kind]();
-    return open(
+    const open = await connectorModule(connection.kind).load();
+    const media = new Set<MediaSource>();
+    const publisher = open(
       { ...connection, channelId, secret },
       {
         ...context,
+        loadMedia: async (brandId, element) => {
+          const source = await context.loadMedia(brandId, element);
+          media.add(source);
+          const release = async () => {
+            media.delete(source);
+            await source.release();
+          };
+          const { type, name, size } = source;
+          return {
+            type,
+            name,
+            size,
+            blob: () => source.blob(),
+            range: (start, endExclusive) => source.range(start, endExclusive),
+            release,
+          };
+        },
         saveSecret: async (changed) => {
           await store.connections.setSecret(channelId, secrets.seal(changed, channelId), context.clock.now());
           // The connector that saved it is current: it keeps the secret it has in memory.
@@ -90,6 +100,7 @@ export class ChannelConnectors implements ConnectorRouter {
         },
       },
     );
+    return withMediaReleased(publisher, media);
   }
 
   private secretOf(connection: ConnectionRecord): string {
@@ -108,6 +119,16 @@ export class ChannelConnectors implements ConnectorRouter {
     }
     return this.options.secrets.open(connection.sealedSecret, connection.channelId);
   }
+}
+
+/** The publisher, whose `close` also releases the media files it was handed and kept. */
+function withMediaReleased(publisher: Publisher, media: Set<MediaSource>): Publisher {
+  const close = publisher.close?.bind(publisher);
+  publisher.close = async () => {
+    await Promise.all([...media].map((source) => source.release()));
+    await close?.();
+  };
+  return publisher;
 }
 
 /** A connection that cannot be used (no secret, an unreadable one): every send asks to reconnect. */

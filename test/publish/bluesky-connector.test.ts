@@ -10,7 +10,7 @@ import { AtpAgent } from '@atproto/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PlatformContent } from '../../src/domain/delivery.js';
 import type { CommentJob, DeliveryJob, Publisher } from '../../src/ports.js';
-import type { ConnectorContext, LoadedMedia, VerifiedConnection } from '../../src/publish/connector.js';
+import type { ConnectorContext, MediaSource, VerifiedConnection } from '../../src/publish/connector.js';
 import {
   capabilitiesOfBluesky,
   openBluesky,
@@ -21,6 +21,7 @@ import {
   parseAtUri,
   recordKeyTimeMs,
 } from '../../src/publish/connectors/bluesky/bluesky-post.js';
+import { mediaFromBytes } from '../../src/publish/media-loader.js';
 import { pngBytes } from '../contract/media-files.js';
 import { startPds, type TestPds } from '../support/bluesky-pds.js';
 
@@ -35,14 +36,11 @@ function jpegBytes(width = 4, height = 3): Buffer {
   return Buffer.from([0xff, 0xd8, ...sof, ...components, 0xff, 0xd9]);
 }
 
-const FILES = new Map<string, LoadedMedia>([
-  ['png', { bytes: pngBytes(7), type: 'image/png', name: 'med_png.png' }],
-  ['jpeg', { bytes: jpegBytes(), type: 'image/jpeg', name: 'med_jpeg.jpg' }],
-  [
-    'huge',
-    { bytes: Buffer.concat([pngBytes(1), Buffer.alloc(2_000_001)]), type: 'image/png', name: 'huge.png' },
-  ],
-  ['video', { bytes: Buffer.alloc(64), type: 'video/mp4', name: 'clip.mp4' }],
+const FILES = new Map<string, MediaSource>([
+  ['png', mediaFromBytes(pngBytes(7), 'image/png', 'med_png.png')],
+  ['jpeg', mediaFromBytes(jpegBytes(), 'image/jpeg', 'med_jpeg.jpg')],
+  ['huge', mediaFromBytes(Buffer.concat([pngBytes(1), Buffer.alloc(2_000_001)]), 'image/png', 'huge.png')],
+  ['video', mediaFromBytes(Buffer.alloc(64), 'video/mp4', 'clip.mp4')],
 ]);
 
 function testContext(overrides: Partial<ConnectorContext> = {}) {
@@ -242,8 +240,8 @@ describe('the Bluesky connector against a real PDS', () => {
       'image/jpeg',
     ]);
     expect(embed.images.map((image) => (image.image as { size: number }).size)).toEqual([
-      FILES.get('png')!.bytes.length,
-      FILES.get('jpeg')!.bytes.length,
+      FILES.get('png')!.size,
+      FILES.get('jpeg')!.size,
     ]);
     expect(embed.images.map((image) => image.aspectRatio)).toEqual([
       { width: 1, height: 1 },
@@ -427,7 +425,7 @@ describe('the Bluesky connector against a real PDS', () => {
     expect(huge).toEqual({
       ok: false,
       kind: 'refused',
-      reason: `huge.png is ${FILES.get('huge')!.bytes.length} bytes; Bluesky takes images of at most 2000000 bytes (2 MB).`,
+      reason: `huge.png is ${FILES.get('huge')!.size} bytes; Bluesky takes images of at most 2000000 bytes (2 MB).`,
     });
     const video = await publisher.deliver(deliveryJob({ caption: 'Clip', media: [{ id: 'video' }] }));
     expect(video).toMatchObject({ ok: false, kind: 'refused' });

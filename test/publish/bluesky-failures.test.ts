@@ -11,12 +11,13 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/domain/errors.js';
 import type { DeliveryJob } from '../../src/ports.js';
-import type { ConnectorContext, LoadedMedia } from '../../src/publish/connector.js';
+import type { ConnectorContext, MediaSource } from '../../src/publish/connector.js';
 import {
   capabilitiesOfBluesky,
   openBluesky,
 } from '../../src/publish/connectors/bluesky/bluesky-connector.js';
 import { checkImage } from '../../src/publish/connectors/bluesky/bluesky-post.js';
+import { mediaFromBytes } from '../../src/publish/media-loader.js';
 
 const NOW = Date.UTC(2026, 10, 25, 12, 0, 0);
 const SESSION = {
@@ -33,11 +34,11 @@ const CREATED = {
     cid: 'bafyreifxratkkleior2lqcscb7k4wn6akc5pnm26v6b3ccwv62lbqbdiq4',
   },
 };
-const PNG: LoadedMedia = {
-  bytes: Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 13, 10, 26, 10]),
-  type: 'image/png',
-  name: 'a.png',
-};
+const PNG: MediaSource = mediaFromBytes(
+  Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 13, 10, 26, 10]),
+  'image/png',
+  'a.png',
+);
 
 /**
  * Each request's fate: an answer (after which the server may go away: later connections are refused),
@@ -229,11 +230,7 @@ describe('Bluesky failure kinds', () => {
 });
 
 describe('Bluesky image checks', () => {
-  const file = (type: string, size: number): LoadedMedia => ({
-    bytes: new Uint8Array(size),
-    type,
-    name: 'f',
-  });
+  const file = (type: string, size: number): MediaSource => mediaFromBytes(new Uint8Array(size), type, 'f');
 
   it('takes an image of exactly 2,000,000 bytes, not one byte more', () => {
     expect(() => checkImage(file('image/png', 2_000_000))).not.toThrow();

@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { ChannelConnectors } from '../../src/publish/channel-connectors.js';
-import { IDEMPOTENT_PLATFORMS } from '../../src/publish/connector.js';
+import { IDEMPOTENT_PLATFORMS } from '../../src/publish/connectors/registry.js';
 import { mediaLoader } from '../../src/publish/media-loader.js';
 import { SandboxPublisher } from '../../src/publish/sandbox-publisher.js';
 import { Scheduler } from '../../src/publish/scheduler.js';

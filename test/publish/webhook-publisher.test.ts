@@ -95,7 +95,6 @@ describe('WebhookPublisher', () => {
       channel: { id: 9, name: 'Acme on Instagram', type: 'Instagram' },
       content: job.content,
       attempt: 1,
-      state: {},
       sentAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
     expect(Date.parse(body.sentAt)).toBeGreaterThanOrEqual(before);
@@ -131,7 +130,6 @@ describe('WebhookPublisher', () => {
       externalId: 'ig-555',
       comment: 'Link in bio',
       attempt: 1,
-      state: {},
       sentAt: expect.any(String),
     });
     expect(request!.headers['idempotency-key']).toBe('comment-17');

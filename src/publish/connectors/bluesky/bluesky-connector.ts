@@ -2,35 +2,42 @@
  * The Bluesky connector: a post becomes one `app.bsky.feed.post` record in the connected account's
  * repository, a comment a reply record to it, written to the account's PDS with @atproto/api (loaded
  * only when a Bluesky channel publishes or connects). The session and its renewal are in
- * bluesky-session.ts, the text and the checks in bluesky-post.ts.
+ * bluesky-session.ts, the text and the checks in bluesky-post.ts, the failure kinds in
+ * bluesky-failures.ts, the account (capabilities, sign-in) in bluesky-account.ts.
  *
  * Sent once: a record's key is derived from the job's `idempotencyKey` (blueskyRecordKey), and the
  * record is looked up by that key before it is created, and again after a create that failed (a create
- * repeated after a crash fails because the record exists). A resend finds it and reports it sent.
+ * repeated after a crash fails because the record exists). A resend finds it and reports it sent;
+ * `confirm` reads the same keys to tell whether a commit whose answer was lost went through.
  *
  * What the record carries: the text of blueskyPostText (domain/platform-rules.ts: caption, link, a poll
  * written out; the pre-flight measures the same text) with facets for its links, mentions (resolved to
  * DIDs; a handle that does not resolve stays plain text) and hashtags; up to four PNG or JPEG images
  * of at most 2 MB, each with the post's alt text (empty when none) and its aspect ratio; `createdAt` =
  * when the post was due. Video is not supported (Bluesky takes it through a video service of its own).
+ *
+ * `prepare` uploads the images as blobs ahead of the due time and stores their references; the commit
+ * only writes the record. A blob no record references is deleted by the PDS "if it is not referenced
+ * within a time window (eg, minutes)" (lexicon com.atproto.repo.uploadBlob), so images are prepared at
+ * most 2 minutes ahead and count as kept for 5.
  */
-import type { Capabilities } from '../../../domain/capabilities.js';
 import type { PlatformMedia } from '../../../domain/delivery.js';
-import { isServiceError, ValidationError } from '../../../domain/errors.js';
 import { blueskyPostText } from '../../../domain/platform-rules.js';
-import type { CommentJob, DeliveryJob, FailureKind, Publisher, PublishOutcome } from '../../../ports.js';
 import type {
-  ConnectionDetails,
-  ConnectorContext,
-  OpenConnector,
-  VerifiedConnection,
-} from '../../connector.js';
-import { errorCode, retryAfterMs } from '../../platform-http.js';
+  CommentJob,
+  ConfirmOutcome,
+  DeliveryJob,
+  FailedOutcome,
+  PrepareOutcome,
+  Publisher,
+  PublishOutcome,
+  RateLimitState,
+} from '../../../ports.js';
+import type { ConnectionDetails, ConnectorContext, MediaSource, OpenConnector } from '../../connector.js';
+import { limitOf } from '../http.js';
+import { CreateFailed, classifyBlueskyFailure, MediaUnreadable } from './bluesky-failures.js';
 import {
-  BLUESKY_IMAGE_TYPES,
-  BLUESKY_MAX_IMAGE_BYTES,
   BLUESKY_MAX_IMAGES,
-  BLUESKY_TEXT_GRAPHEMES,
   blueskyRecordKey,
   checkImage,
   checkText,
@@ -40,139 +47,32 @@ import {
   recordKeyTimeMs,
   usableFacets,
 } from './bluesky-post.js';
-import {
-  ACCOUNT_ERRORS,
-  APP_PASSWORD_ADVICE,
-  type BlueskySecret,
-  BlueskySession,
-  hideSecrets,
-  isXrpcFailure,
-  NeedsReconnect,
-  newAgent,
-  sessionRejected,
-} from './bluesky-session.js';
+import { BlueskySession, isXrpcFailure } from './bluesky-session.js';
+
+export { blueskyService, capabilitiesOfBluesky, verifyBluesky } from './bluesky-account.js';
 
 const POST = 'app.bsky.feed.post';
 /** Record keys tried per delivery before giving up (see blueskyRecordKey). */
 const KEY_ROUNDS = 3;
-/** Connection errors that happen before any byte of the request is written. */
-const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
-const CONNECT = 'social-publisher-mcp connect bluesky';
-
-/** What a Bluesky account takes. Video would need Bluesky's video service: not supported here. */
-export function capabilitiesOfBluesky(): Capabilities {
-  return {
-    textLimit: BLUESKY_TEXT_GRAPHEMES,
-    textUnit: 'graphemes',
-    maxMedia: BLUESKY_MAX_IMAGES,
-    mediaTypes: BLUESKY_IMAGE_TYPES,
-    maxImageBytes: BLUESKY_MAX_IMAGE_BYTES,
-    requiresMedia: false,
-    polls: false,
-    pollWithMedia: false,
-  };
-}
-
-/** The PDS's (or entryway's) base URL, `https://host`, from `host` or a URL. */
-export function blueskyService(service: string): string {
-  const text = service.trim();
-  let url: URL;
-  try {
-    url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `https://${text}`);
-  } catch {
-    throw new Error(`"${service}" is not a Bluesky service address: give its URL, like https://bsky.social.`);
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new Error(`The Bluesky service address must use https, not ${url.protocol}`);
-  }
-  return url.origin;
-}
-
-export interface VerifyBlueskyOptions {
-  /** The account's PDS or entryway: `https://bsky.social` for accounts made on bsky.app. */
-  service: string;
-  /** `name.bsky.social`, with or without `@`. */
-  handle: string;
-  /** An app password of the account. Never put in an error message. */
-  password: string;
-  userAgent?: string;
-  timeoutMs?: number;
-}
-
-/**
- * Signs in with an app password and says what to store. Rejects with an Error that says what to fix
- * and never contains the password: a wrong handle or password, the account's own password (an app
- * password can be revoked alone), an account that is not active, a service that cannot be reached.
- */
-export async function verifyBluesky(options: VerifyBlueskyOptions): Promise<VerifiedConnection> {
-  const service = blueskyService(options.service);
-  const handle = options.handle.trim().replace(/^@/, '');
-  const userAgent = options.userAgent ?? 'social-publisher-mcp';
-  const agent = await newAgent(service, options.timeoutMs ?? 15_000, userAgent);
-  try {
-    await agent.login({ identifier: handle, password: options.password });
-  } catch (error) {
-    const said = hideSecrets(error instanceof Error ? error.message : String(error), [options.password]);
-    if (!isXrpcFailure(error) || error.status === 1) {
-      throw new Error(`Could not reach ${service} (${said}): check the address.`);
-    }
-    if (error.error === 'AccountTakedown') throw new Error(`Bluesky has taken down ${handle} (${said}).`);
-    if (error.status === 401) {
-      throw new Error(
-        `Bluesky refused the handle or app password (${said}): check the handle ${handle}, and ${APP_PASSWORD_ADVICE}.`,
-      );
-    }
-    if (error.status === 429) throw new Error(`Bluesky is limiting sign-ins to ${handle}: try again later.`);
-    throw new Error(`Bluesky did not sign ${handle} in (${said}): try again.`);
-  }
-  const session = agent.session!;
-  if (tokenScope(session.accessJwt) === 'com.atproto.access') {
-    await agent.logout();
-    throw new Error(`That is the account's own password, not an app password: ${APP_PASSWORD_ADVICE}.`);
-  }
-  if (session.active === false) {
-    throw new Error(
-      `Bluesky says ${session.handle} is ${session.status ?? 'not active'}: reactivate it first.`,
-    );
-  }
-  const { accessJwt, refreshJwt, did } = session;
-  const secret: BlueskySecret = {
-    appPassword: options.password,
-    session: { accessJwt, refreshJwt, did, handle: session.handle },
-  };
-  return {
-    kind: 'bluesky',
-    account: session.handle,
-    accountId: did,
-    endpoint: service,
-    profileUrl: `https://bsky.app/profile/${session.handle}`,
-    settings: {},
-    capabilities: capabilitiesOfBluesky(),
-    secret: JSON.stringify(secret),
-  };
-}
-
-/** The `scope` of a session's access token (as the reference PDS makes them), or undefined. */
-function tokenScope(jwt: string): string | undefined {
-  try {
-    const payload = JSON.parse(Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString('utf8'));
-    return typeof payload?.scope === 'string' ? payload.scope : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** A media file of the post could not be read. */
-class MediaUnreadable extends Error {}
-/** The create request itself failed: the record may exist although we could not see it. */
-class CreateFailed extends Error {}
+/** How long before the due time images may be uploaded, and how long an unreferenced blob is counted on. */
+export const BLUESKY_PREPARE_LEAD_MS = 2 * 60_000;
+const BLOB_KEPT_MS = 5 * 60_000;
 
 type RecordValue = Record<string, unknown>;
 type Found = { uri: string; cid?: string; value: RecordValue };
+/** An embedded image: the blob reference (as JSON), its alt text, its aspect ratio. */
+type EmbeddedImage = { image: unknown; alt: string; aspectRatio?: { width: number; height: number } };
+
+/** The images `prepare` uploaded, from the stored state; undefined when it did not run. */
+function preparedImages(state: DeliveryJob['state']): EmbeddedImage[] | undefined {
+  const { step, images } = state as { step?: unknown; images?: unknown };
+  return step === 'prepare' && Array.isArray(images) ? (images as EmbeddedImage[]) : undefined;
+}
 
 class BlueskyPublisher implements Publisher {
   readonly name = 'bluesky';
   readonly idempotent = true;
+  readonly prepareLeadMs = BLUESKY_PREPARE_LEAD_MS;
   private readonly session: BlueskySession;
 
   constructor(
@@ -182,27 +82,63 @@ class BlueskyPublisher implements Publisher {
     this.session = new BlueskySession(connection, context);
   }
 
+  /** Uploads the post's images; the commit then only writes the record that references them. */
+  async prepare(job: DeliveryJob): Promise<PrepareOutcome> {
+    try {
+      const { content } = job;
+      this.postText(job);
+      const images = await this.uploadImages(job.brandId, content.media, content.alt ?? '');
+      return {
+        ok: 'prepared',
+        state: { step: 'prepare', images: JSON.parse(JSON.stringify(images)) },
+        expiresAtMs: this.context.clock.now() + BLOB_KEPT_MS,
+      };
+    } catch (error) {
+      return this.failure(error, 'image upload');
+    } finally {
+      await this.session.store();
+    }
+  }
+
   async deliver(job: DeliveryJob): Promise<PublishOutcome> {
     const { content } = job;
     try {
-      const text = blueskyPostText(content);
-      checkText(text, content.poll ? 'The text with the poll written out' : 'The text');
-      if (content.media.length > BLUESKY_MAX_IMAGES) {
-        throw new Refused(
-          `Bluesky takes at most ${BLUESKY_MAX_IMAGES} images; the post has ${content.media.length}.`,
-        );
-      }
+      const text = this.postText(job);
       const createdAt = new Date(job.dueAtMs).toISOString();
       return await this.sendOnce(
         (round) => blueskyRecordKey(job.idempotencyKey, job.dueAtMs, round),
         (value) => value.text === text && value.createdAt === createdAt,
         async () => {
-          const images = await this.uploadImages(job.brandId, content.media, content.alt ?? '');
+          const images =
+            preparedImages(job.state) ??
+            (await this.uploadImages(job.brandId, content.media, content.alt ?? ''));
           const record: RecordValue = { $type: POST, text, createdAt, ...(await this.facetsOf(text)) };
           if (images.length > 0) record.embed = { $type: 'app.bsky.embed.images', images };
           return record;
         },
       );
+    } catch (error) {
+      return this.failure(error, 'post');
+    } finally {
+      await this.session.store();
+    }
+  }
+
+  /**
+   * Whether a commit whose outcome is unknown created the record: it is under the first of the
+   * delivery's keys not held by another post, or nowhere (`absent`: safe to commit again).
+   */
+  async confirm(job: DeliveryJob): Promise<ConfirmOutcome> {
+    try {
+      const text = this.postText(job);
+      const createdAt = new Date(job.dueAtMs).toISOString();
+      for (let round = 0; round < KEY_ROUNDS; round++) {
+        const rkey = blueskyRecordKey(job.idempotencyKey, job.dueAtMs, round);
+        const existing = await this.findRecord(rkey);
+        if (!existing) return { ok: 'absent' };
+        if (existing.value.text === text && existing.value.createdAt === createdAt) return this.sent(rkey);
+      }
+      return { ok: 'absent' };
     } catch (error) {
       return this.failure(error, 'post');
     } finally {
@@ -245,6 +181,19 @@ class BlueskyPublisher implements Publisher {
 
   async close(): Promise<void> {}
 
+  /** The post's text, refused (thrown) when Bluesky would not take it or its images. */
+  private postText(job: DeliveryJob): string {
+    const { content } = job;
+    const text = blueskyPostText(content);
+    checkText(text, content.poll ? 'The text with the poll written out' : 'The text');
+    if (content.media.length > BLUESKY_MAX_IMAGES) {
+      throw new Refused(
+        `Bluesky takes at most ${BLUESKY_MAX_IMAGES} images; the post has ${content.media.length}.`,
+      );
+    }
+    return text;
+  }
+
   /**
    * Creates the record under the first of the delivery's keys that is free, unless one of them already
    * holds this very record (`isOurs`): then it was sent before, and is reported sent.
@@ -266,10 +215,10 @@ class BlueskyPublisher implements Publisher {
       record ??= await build();
       const value = record;
       try {
-        await this.session.call((agent) =>
+        const created = await this.session.call((agent) =>
           agent.com.atproto.repo.createRecord({ repo, collection: POST, rkey, record: value }),
         );
-        return this.sent(rkey);
+        return this.sent(rkey, limitOf(created.headers, this.context.clock.now()).limit);
       } catch (error) {
         const after = await this.findRecord(rkey).catch(() => undefined);
         if (after && isOurs(after.value)) return this.sent(rkey);
@@ -281,11 +230,12 @@ class BlueskyPublisher implements Publisher {
     );
   }
 
-  private sent(rkey: string): PublishOutcome {
+  private sent(rkey: string, limit?: RateLimitState): PublishOutcome {
     return {
       ok: true,
       externalId: `at://${this.connection.accountId}/${POST}/${rkey}`,
       url: `https://bsky.app/profile/${this.connection.account}/post/${rkey}`,
+      ...(limit ? { limit } : {}),
     };
   }
 
@@ -309,25 +259,35 @@ class BlueskyPublisher implements Publisher {
     }
   }
 
-  /** Reads and checks every image before uploading any, so that a refused one wastes no upload. */
-  private async uploadImages(brandId: number, media: readonly PlatformMedia[], alt: string) {
-    const files = [];
-    for (const element of media) {
-      const file = await this.context.loadMedia(brandId, element).catch((error: unknown) => {
-        throw new MediaUnreadable('A media file could not be read.', { cause: error });
-      });
-      checkImage(file);
-      files.push(file);
+  /**
+   * Reads and checks every image before uploading any, so that a refused one wastes no upload. Images
+   * are at most 2 MB (checkImage): each is read whole to find its size, and sent from disk.
+   */
+  private async uploadImages(
+    brandId: number,
+    media: readonly PlatformMedia[],
+    alt: string,
+  ): Promise<EmbeddedImage[]> {
+    const files: MediaSource[] = [];
+    try {
+      for (const element of media) {
+        const file = await this.context.loadMedia(brandId, element).catch((error: unknown) => {
+          throw new MediaUnreadable('A media file could not be read.', { cause: error });
+        });
+        files.push(file);
+        checkImage(file);
+      }
+      const images: EmbeddedImage[] = [];
+      for (const file of files) {
+        const blob = await file.blob();
+        const { data } = await this.session.call((agent) => agent.uploadBlob(blob, { encoding: file.type }));
+        const aspectRatio = imageSize(await file.range(0, file.size), file.type);
+        images.push({ image: data.blob, alt, ...(aspectRatio ? { aspectRatio } : {}) });
+      }
+      return images;
+    } finally {
+      await Promise.all(files.map((file) => file.release()));
     }
-    const images = [];
-    for (const file of files) {
-      const { data } = await this.session.call((agent) =>
-        agent.uploadBlob(file.bytes, { encoding: file.type }),
-      );
-      const aspectRatio = imageSize(file.bytes, file.type);
-      images.push({ image: data.blob, alt, ...(aspectRatio ? { aspectRatio } : {}) });
-    }
-    return images;
   }
 
   /** Facets for the text's links, hashtags and the mentions whose handle resolves to a DID. */
@@ -339,65 +299,17 @@ class BlueskyPublisher implements Publisher {
     return facets.length > 0 ? { facets } : {};
   }
 
-  /** Every way a send can fail, turned into the kinds the scheduler acts on: the one place that decides. */
-  private failure(thrown: unknown, what: 'post' | 'reply'): PublishOutcome {
-    const created = thrown instanceof CreateFailed;
-    const error = created ? thrown.cause : thrown;
-    const account = this.connection.account;
-    const fail = (kind: FailureKind, reason: string) => ({ ok: false, kind, reason }) as const;
-    if (error instanceof NeedsReconnect) {
-      const advice = error.advice ? `${error.advice}, and ` : '';
-      return fail('reconnect', `${error.message}: ${advice}reconnect with \`${CONNECT}\` for ${account}.`);
-    }
-    if (error instanceof Refused) return fail('refused', error.message);
-    if (error instanceof MediaUnreadable) {
-      const { cause } = error;
-      const detail =
-        cause instanceof ValidationError
-          ? Object.values(cause.errors).flat().join(' ')
-          : this.session.hide(cause instanceof Error ? cause.message : String(cause));
-      // A refused URL or a missing file stays so; a download that failed may work next time.
-      const kind = isServiceError(cause) ? 'refused' : 'transient';
-      return fail(kind, `A media file of the post could not be read: ${detail}`);
-    }
-    if (!isXrpcFailure(error)) {
-      const message = this.session.hide(error instanceof Error ? error.message : String(error));
-      this.context.log(`Bluesky ${what} for ${account} failed unexpectedly: ${message}`);
-      return fail(created ? 'unknown' : 'transient', `The Bluesky ${what} failed unexpectedly: ${message}`);
-    }
-    const said = this.session.hide(error.message);
-    if (error.status === 429 || error.error === 'RateLimitExceeded') {
-      return {
-        ...fail('rate_limited', `Bluesky is rate limiting ${account} (${said}).`),
-        retryAfterMs: retryAfterMs(error.headers ?? {}, this.context.clock.now()) ?? null,
-      };
-    }
-    if (ACCOUNT_ERRORS.has(error.error ?? '') || sessionRejected(error)) {
-      return this.failure(new NeedsReconnect(`Bluesky refused ${account} (${said})`), what);
-    }
-    if (error.status === 1 || error.status === 2) {
-      // 1: no answer came; 2: an answer we could not read. Only a create may have been carried out.
-      const late = timedOut(error);
-      const code = errorCode(error);
-      const unsent = !late && error.status === 1 && code !== undefined && NOT_SENT.has(code);
-      const detail = late ? `no answer within ${this.context.timeoutMs} ms` : (code ?? said);
-      if (created && !unsent) {
-        return fail('unknown', `Bluesky did not answer the ${what} (${detail}): it may have been published.`);
-      }
-      return fail('transient', `Bluesky (${this.connection.endpoint}) could not be reached (${detail}).`);
-    }
-    if (error.status >= 500) {
-      return fail('transient', `Bluesky failed the ${what} (HTTP ${error.status}: ${said}).`);
-    }
-    return fail('refused', `Bluesky refused the ${what}: ${said}`);
+  private failure(error: unknown, what: string): FailedOutcome {
+    return classifyBlueskyFailure(error, {
+      what,
+      account: this.connection.account,
+      endpoint: this.connection.endpoint,
+      timeoutMs: this.context.timeoutMs,
+      nowMs: this.context.clock.now(),
+      hide: (text) => this.session.hide(text),
+      log: this.context.log,
+    });
   }
-}
-
-function timedOut(error: unknown): boolean {
-  for (let cause = error; cause instanceof Error; cause = cause.cause) {
-    if (cause.name === 'TimeoutError') return true;
-  }
-  return false;
 }
 
 export const openBluesky: OpenConnector = (connection, context) => new BlueskyPublisher(connection, context);

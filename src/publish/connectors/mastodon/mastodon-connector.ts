@@ -3,97 +3,94 @@
  *
  * Every status is created with an `Idempotency-Key` header (the job's `idempotencyKey`): Mastodon keeps
  * a key an hour per account and answers a repeat with the status the first request created, so sending
- * again after a timeout or a lease takeover publishes nothing twice. Media are uploaded first (waiting
- * while Mastodon processes a video); a repeated upload only leaves an unattached file, which Mastodon
- * removes. A status carries (statusBody, and mastodonStatusText in domain/platform-rules.ts, where the
- * pre-flight measures the same text) the caption; the link a blank line below unless the caption has
- * it; a poll's question unless the caption asks it (Mastodon's polls have none of their own); the
- * media, each described by the post's alt text; the poll's options, single choice, open for its period.
- * A quiz's correct option and explanation have no Mastodon equivalent and are not sent. Visibility is
- * the account's default.
+ * again after a timeout or a lease takeover publishes nothing twice. A status carries (statusBody, and
+ * mastodonStatusText in domain/platform-rules.ts, where the pre-flight measures the same text) the
+ * caption; the link a blank line below unless the caption has it; a poll's question unless the caption
+ * asks it (Mastodon's polls have none of their own); the media, each described by the post's alt text;
+ * the poll's options, single choice, open for its period. A quiz's correct option and explanation have
+ * no Mastodon equivalent and are not sent. Visibility is the account's default.
+ *
+ * Media in steps, never waited for inside a send: `prepare` uploads them ahead of the due time
+ * (`POST /api/v2/media`); a video Mastodon is still processing (202) makes the step `pending`, and
+ * `check` asks again (`GET /api/v1/media/:id`, 206 until ready) a few seconds on. `deliver` (the commit)
+ * posts the status with the prepared media; without a prepare it uploads them itself and, while one is
+ * processing, answers `pending` too: `check` then posts the status. A repeated upload only leaves an
+ * unattached file, which Mastodon deletes after a day (Scheduler::MediaCleanupScheduler), hence the
+ * lead: media are prepared at most 6 hours ahead and kept as prepared for 20.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, FormData } from 'undici';
-import type { Capabilities } from '../../../domain/capabilities.js';
 import type { PlatformContent, PlatformMedia } from '../../../domain/delivery.js';
 import { isServiceError, ValidationError } from '../../../domain/errors.js';
 import { mastodonStatusText } from '../../../domain/platform-rules.js';
-import type { CommentJob, DeliveryJob, FailureKind, Publisher, PublishOutcome } from '../../../ports.js';
 import type {
-  ConnectionDetails,
-  ConnectorContext,
-  OpenConnector,
-  VerifiedConnection,
-} from '../../connector.js';
+  CheckOutcome,
+  CommentJob,
+  DeliveryJob,
+  FailedOutcome,
+  PendingOutcome,
+  PreparedOutcome,
+  PrepareOutcome,
+  Publisher,
+  PublishOutcome,
+  StepOutcome,
+} from '../../../ports.js';
+import type { ConnectionDetails, ConnectorContext, OpenConnector } from '../../connector.js';
 import {
   callPlatform,
+  hideSecrets,
   type PlatformAnswer,
   type PlatformRequest,
   PlatformUnreachable,
-  retryAfterMs,
-  summarise,
 } from '../../platform-http.js';
+import { classifyHttpFailure, limitOf } from '../http.js';
+import { MASTODON_HOOKS, mastodonOrigin } from './mastodon-account.js';
 
-/** The members of `GET /api/v2/instance` that say what a status may carry; every one may be absent. */
-export interface MastodonInstance {
-  domain?: string;
-  configuration?: {
-    statuses?: {
-      max_characters?: number;
-      max_media_attachments?: number;
-      characters_reserved_per_url?: number;
-    };
-    media_attachments?: {
-      supported_mime_types?: string[];
-      image_size_limit?: number;
-      video_size_limit?: number;
-    };
-    polls?: { max_options?: number; max_characters_per_option?: number };
-  };
-}
-
-/** The media types we accept that Mastodon may take (it takes no PDF). */
-const MEDIA_TYPES = ['image/png', 'image/jpeg', 'video/mp4', 'video/quicktime'] as const;
-
+export {
+  capabilitiesOfMastodon,
+  type MastodonInstance,
+  mastodonOrigin,
+  verifyMastodon,
+} from './mastodon-account.js';
 /** The status text, composed where the pre-flight reads it too. */
 export { mastodonStatusText };
 
 const POLL_SECONDS = { '1d': 86_400, '3d': 259_200, '7d': 604_800 } as const;
+const HOUR_MS = 3_600_000;
 
-/** How long a video may stay in processing (asked after 250 ms, then less often) before the attempt fails. */
-const PROCESSING_DEADLINE_MS = 120_000;
-const PROCESSING_POLLS_MS = { first: 250, longest: 2_000 };
+/** How long before the due time media may be uploaded: well within the day Mastodon keeps them. */
+export const MASTODON_PREPARE_LEAD_MS = 6 * HOUR_MS;
+/** How long uploaded media stay usable for the commit (Mastodon deletes unattached ones after 24 h). */
+const PREPARED_KEPT_MS = 20 * HOUR_MS;
+/** The first check of a processing video, then half as long again each time, up to the longest. */
+const CHECK_MS = { first: 3_000, longest: 30_000 };
+/** How long a video may stay in processing before the delivery fails. */
+const PROCESSING_DEADLINE_MS = 30 * 60_000;
 
-/** The 403 answers that mean the token or the account, not the post: only reconnecting helps. */
-const ACCOUNT_REFUSALS = /outside the authorized scopes|revoked|suspended|disabled|login is/i;
-
-/** What an instance lets a status carry, from its `GET /api/v2/instance` answer (Mastodon's defaults when absent). */
-export function capabilitiesOfMastodon(instance: MastodonInstance): Capabilities {
-  const statuses = instance.configuration?.statuses;
-  const media = instance.configuration?.media_attachments;
-  const polls = instance.configuration?.polls;
-  const supported = Array.isArray(media?.supported_mime_types) ? media.supported_mime_types : undefined;
-  const imageBytes = countOr(media?.image_size_limit, undefined);
-  const videoBytes = countOr(media?.video_size_limit, undefined);
-  return {
-    textLimit: countOr(statuses?.max_characters, 500),
-    // Mastodon counts grapheme clusters (StatusLengthValidator), a link as 23 whatever its length.
-    textUnit: 'graphemes',
-    linkLength: countOr(statuses?.characters_reserved_per_url, 23),
-    maxMedia: countOr(statuses?.max_media_attachments, 4),
-    mediaTypes: supported ? MEDIA_TYPES.filter((type) => supported.includes(type)) : [...MEDIA_TYPES],
-    ...(imageBytes === undefined ? {} : { maxImageBytes: imageBytes }),
-    ...(videoBytes === undefined ? {} : { maxVideoBytes: videoBytes }),
-    requiresMedia: false,
-    polls: true,
-    pollWithMedia: false,
-    maxPollOptions: countOr(polls?.max_options, 4),
-    maxPollOptionLength: countOr(polls?.max_characters_per_option, 50),
-  };
+/**
+ * What the steps store: the uploaded media's ids in the post's order, those still processing, whether
+ * they were uploaded by `prepare` (ending in `prepared`) or by `deliver` (ending in the status), how
+ * many checks were made and since when.
+ */
+export interface MastodonMediaState {
+  step: 'prepare' | 'commit';
+  mediaIds: string[];
+  processing: string[];
+  checks: number;
+  sinceMs: number;
 }
 
-function countOr<T extends number | undefined>(value: unknown, fallback: T): number | T {
-  return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : fallback;
+function readState(state: DeliveryJob['state']): MastodonMediaState | undefined {
+  const { step, mediaIds, processing, checks, sinceMs } = state as Partial<MastodonMediaState>;
+  const ids = (value: unknown): value is string[] =>
+    Array.isArray(value) && value.every((id) => typeof id === 'string');
+  if ((step !== 'prepare' && step !== 'commit') || !ids(mediaIds) || !ids(processing)) return undefined;
+  return {
+    step,
+    mediaIds,
+    processing,
+    checks: typeof checks === 'number' ? checks : 0,
+    sinceMs: typeof sinceMs === 'number' ? sinceMs : 0,
+  };
 }
 
 function statusBody(content: PlatformContent, mediaIds: readonly string[]): Record<string, unknown> {
@@ -110,113 +107,6 @@ function statusBody(content: PlatformContent, mediaIds: readonly string[]): Reco
   return body;
 }
 
-/**
- * `https://host` of an instance given as `host`, `https://host/` or a URL on it. Plain http only to a
- * loopback address (a local test instance): a token must not cross the network unencrypted.
- */
-export function mastodonOrigin(instance: string): string {
-  const text = instance.trim();
-  let url: URL;
-  try {
-    url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `https://${text}`);
-  } catch {
-    throw new Error(
-      `"${instance}" is not a Mastodon instance address: give its domain, like mastodon.social.`,
-    );
-  }
-  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
-    throw new Error(`The Mastodon instance address must use https, not ${url.protocol}`);
-  }
-  return url.origin;
-}
-
-/** What Mastodon said in a refusal: its `error` (and `error_description`), else the body's first line. */
-export function mastodonSaid(answer: PlatformAnswer): string {
-  const { error, error_description: description } = (answer.json ?? {}) as Record<string, unknown>;
-  if (typeof error === 'string' && error) {
-    return typeof description === 'string' && description ? `${error}: ${description}` : error;
-  }
-  return summarise(answer.text) || `HTTP ${answer.status}`;
-}
-
-export function hideSecrets(text: string, secrets: readonly string[]): string {
-  return secrets.reduce((out, secret) => (secret ? out.replaceAll(secret, '<secret>') : out), text);
-}
-
-const TOKEN_ADVICE =
-  'Make one under Preferences → Development → New application with the write:statuses, write:media and ' +
-  'read:accounts scopes, or run connect without --token-env for the sign-in flow';
-
-export interface VerifyMastodonOptions {
-  /** The instance: `mastodon.social` or its URL. */
-  instance: string;
-  /** An access token of the account. Never put in an error message. */
-  token: string;
-  userAgent?: string;
-  timeoutMs?: number;
-}
-
-/**
- * Checks a token against its instance (`verify_credentials`) and reads what the instance takes. Rejects
- * with an Error that says what to fix and never contains the token.
- */
-export async function verifyMastodon(options: VerifyMastodonOptions): Promise<VerifiedConnection> {
-  const origin = mastodonOrigin(options.instance);
-  const get = async (path: string): Promise<PlatformAnswer> => {
-    try {
-      return await callPlatform(`${origin}${path}`, {
-        method: 'GET',
-        headers: {
-          authorization: `Bearer ${options.token}`,
-          accept: 'application/json',
-          'user-agent': options.userAgent ?? 'social-publisher-mcp',
-        },
-        timeoutMs: options.timeoutMs ?? 15_000,
-        secrets: [options.token],
-      });
-    } catch (error) {
-      const detail = error instanceof Error ? error.message : String(error);
-      throw new Error(
-        `Could not reach ${origin} (${hideSecrets(detail, [options.token])}): check the address.`,
-      );
-    }
-  };
-  const said = (answer: PlatformAnswer) => hideSecrets(mastodonSaid(answer), [options.token]);
-
-  const credentials = await get('/api/v1/accounts/verify_credentials');
-  if (credentials.status === 401 || (credentials.status === 403 && /scopes/i.test(said(credentials)))) {
-    throw new Error(`Mastodon refused the access token: ${said(credentials)}. ${TOKEN_ADVICE}.`);
-  }
-  if (credentials.status === 403) {
-    throw new Error(`Mastodon refused the account: ${said(credentials)}. Sign in on ${origin} to see why.`);
-  }
-  const account = (credentials.json ?? {}) as Record<string, unknown>;
-  if (credentials.status !== 200 || typeof account.id !== 'string' || typeof account.username !== 'string') {
-    throw new Error(
-      `${origin} did not answer like a Mastodon instance (verify_credentials: ${said(credentials)}): check the address, or try again if the instance is down.`,
-    );
-  }
-  const instanceAnswer = await get('/api/v2/instance');
-  // Mastodon before 4.0 has no /api/v2/instance: its defaults are what it takes.
-  if (instanceAnswer.status !== 200 && instanceAnswer.status !== 404) {
-    throw new Error(
-      `${origin} did not describe itself (/api/v2/instance: ${said(instanceAnswer)}): try again.`,
-    );
-  }
-  const instance = (instanceAnswer.status === 200 ? (instanceAnswer.json ?? {}) : {}) as MastodonInstance;
-  return {
-    kind: 'mastodon',
-    account: `@${account.username}@${typeof instance.domain === 'string' ? instance.domain : new URL(origin).host}`,
-    accountId: account.id,
-    endpoint: origin,
-    profileUrl: typeof account.url === 'string' ? account.url : null,
-    settings: {},
-    capabilities: capabilitiesOfMastodon(instance),
-    secret: options.token,
-  };
-}
-
 /** A non-2xx answer, thrown to the one place that classifies failures. */
 class Refusal extends Error {
   constructor(readonly answer: PlatformAnswer) {
@@ -224,15 +114,13 @@ class Refusal extends Error {
   }
 }
 
-/** A video Mastodon had not finished processing by the deadline. */
-class StillProcessing extends Error {}
-
-/** `upload`: nothing public happens yet, so an unanswered request may simply be sent again. */
+/** `upload` (and checking one): nothing public happens yet, so an unanswered request may be sent again. */
 type Stage = 'upload' | 'status';
 
 class MastodonPublisher implements Publisher {
   readonly name = 'mastodon';
   readonly idempotent = true;
+  readonly prepareLeadMs = MASTODON_PREPARE_LEAD_MS;
   private readonly origin: string;
   private readonly agent: Agent;
 
@@ -244,15 +132,50 @@ class MastodonPublisher implements Publisher {
     this.agent = new Agent({ connect: { timeout: context.timeoutMs } });
   }
 
-  async deliver(job: DeliveryJob): Promise<PublishOutcome> {
+  /** Uploads the post's media: `prepared` with their ids, or `pending` while Mastodon processes one. */
+  async prepare(job: DeliveryJob): Promise<PrepareOutcome> {
+    try {
+      const uploaded = await this.uploadAll(job);
+      if (uploaded.processing.length > 0) return this.pending(uploaded);
+      return this.prepared(uploaded);
+    } catch (error) {
+      return this.failure(error, 'upload');
+    }
+  }
+
+  async deliver(job: DeliveryJob): Promise<StepOutcome> {
     let stage: Stage = 'upload';
     try {
-      const mediaIds: string[] = [];
-      for (const element of job.content.media) {
-        mediaIds.push(await this.upload(job.brandId, element, job.content.alt));
+      const prepared = readState(job.state);
+      let state: MastodonMediaState;
+      if (prepared) {
+        const processing = await this.stillProcessing(prepared.processing);
+        state = { ...prepared, step: 'commit', processing };
+      } else {
+        state = await this.uploadAll(job, 'commit');
       }
+      if (state.processing.length > 0) return this.pending(state);
       stage = 'status';
-      return await this.postStatus(statusBody(job.content, mediaIds), job.idempotencyKey);
+      return await this.postStatus(statusBody(job.content, state.mediaIds), job.idempotencyKey);
+    } catch (error) {
+      return this.failure(error, stage);
+    }
+  }
+
+  /** Asks again about the media still processing; then the prepare is done, or the status is posted. */
+  async check(job: DeliveryJob): Promise<CheckOutcome> {
+    const state = readState(job.state);
+    if (!state) {
+      return { ok: false, kind: 'refused', reason: 'The Mastodon delivery has no media step to check.' };
+    }
+    let stage: Stage = 'upload';
+    try {
+      const processing = await this.stillProcessing(state.processing);
+      const next = { ...state, processing, checks: state.checks + 1 };
+      if (processing.length > 0) return this.pending(next);
+      if (next.step === 'prepare') return this.prepared(next);
+      stage = 'status';
+      return await this.postStatus(statusBody(job.content, next.mediaIds), job.idempotencyKey);
     } catch (error) {
       return this.failure(error, stage);
     }
@@ -274,6 +197,26 @@ class MastodonPublisher implements Publisher {
     return this.agent.close();
   }
 
+  private prepared(state: MastodonMediaState): PreparedOutcome {
+    return {
+      ok: 'prepared',
+      state: { ...state },
+      expiresAtMs: this.context.clock.now() + PREPARED_KEPT_MS,
+    };
+  }
+
+  private pending(state: MastodonMediaState): PendingOutcome {
+    const wait = Math.min(CHECK_MS.first * 1.5 ** state.checks, CHECK_MS.longest);
+    const count = state.processing.length;
+    return {
+      ok: 'pending',
+      state: { ...state },
+      checkAtMs: this.context.clock.now() + Math.round(wait),
+      reason: `Mastodon is processing ${count === 1 ? 'a video' : `${count} videos`} of the post.`,
+      deadlineAtMs: state.sinceMs + PROCESSING_DEADLINE_MS,
+    };
+  }
+
   private async postStatus(body: Record<string, unknown>, idempotencyKey: string): Promise<PublishOutcome> {
     const answer = await this.send('POST', '/api/v1/statuses', JSON.stringify(body), {
       'content-type': 'application/json',
@@ -284,27 +227,54 @@ class MastodonPublisher implements Publisher {
       ok: true,
       externalId: typeof status.id === 'string' ? status.id : null,
       url: typeof status.url === 'string' ? status.url : null,
+      ...limitOf(answer.headers, this.context.clock.now()),
     };
   }
 
-  /** Uploads one media element and waits until Mastodon has processed it; returns its id. */
-  private async upload(brandId: number, element: PlatformMedia, alt: string | undefined): Promise<string> {
-    const file = await this.context.loadMedia(brandId, element);
-    const form = new FormData();
-    form.append('file', new Blob([file.bytes], { type: file.type }), file.name);
-    if (alt) form.append('description', alt);
-    const answer = await this.send('POST', '/api/v2/media', form);
-    const id = (answer.json as { id?: unknown } | undefined)?.id;
-    if (typeof id !== 'string') throw new Refusal({ ...answer, status: 502 });
-    if (answer.status === 200) return id;
-    // 202: the file is being processed; GET answers 206 until it is ready, then 200.
-    const deadline = performance.now() + PROCESSING_DEADLINE_MS;
-    for (let wait = PROCESSING_POLLS_MS.first; ; wait = Math.min(wait * 1.5, PROCESSING_POLLS_MS.longest)) {
-      if (performance.now() + wait > deadline) throw new StillProcessing();
-      await sleep(wait);
-      const state = await this.send('GET', `/api/v1/media/${encodeURIComponent(id)}`);
-      if (state.status === 200) return id;
+  /** Uploads every media element in order, reading each one only as it is sent. */
+  private async uploadAll(
+    job: DeliveryJob,
+    step: MastodonMediaState['step'] = 'prepare',
+  ): Promise<MastodonMediaState> {
+    const state: MastodonMediaState = {
+      step,
+      mediaIds: [],
+      processing: [],
+      checks: 0,
+      sinceMs: this.context.clock.now(),
+    };
+    for (const element of job.content.media) {
+      const { id, processing } = await this.upload(job.brandId, element, job.content.alt);
+      state.mediaIds.push(id);
+      if (processing) state.processing.push(id);
     }
+    return state;
+  }
+
+  /** Uploads one media element; a 202 means Mastodon processes it in the background. */
+  private async upload(brandId: number, element: PlatformMedia, alt: string | undefined) {
+    const file = await this.context.loadMedia(brandId, element);
+    try {
+      const form = new FormData();
+      form.append('file', await file.blob(), file.name);
+      if (alt) form.append('description', alt);
+      const answer = await this.send('POST', '/api/v2/media', form);
+      const id = (answer.json as { id?: unknown } | undefined)?.id;
+      if (typeof id !== 'string') throw new Refusal({ ...answer, status: 502 });
+      return { id, processing: answer.status === 202 };
+    } finally {
+      await file.release();
+    }
+  }
+
+  /** The media of `ids` Mastodon is still processing: GET answers 206 until one is ready, then 200. */
+  private async stillProcessing(ids: readonly string[]): Promise<string[]> {
+    const still: string[] = [];
+    for (const id of ids) {
+      const answer = await this.send('GET', `/api/v1/media/${encodeURIComponent(id)}`);
+      if (answer.status === 206) still.push(id);
+    }
+    return still;
   }
 
   /** One request to the instance; a non-2xx answer is thrown as a Refusal. */
@@ -331,66 +301,32 @@ class MastodonPublisher implements Publisher {
     return answer;
   }
 
-  /** Every way a send can fail, turned into the kinds the scheduler acts on: the one place that decides. */
-  private failure(error: unknown, stage: Stage): PublishOutcome {
+  /** Every way a step can fail, turned into the kinds the engine acts on (connectors/http.ts decides). */
+  private failure(error: unknown, stage: Stage): FailedOutcome {
     const what = stage === 'upload' ? 'media upload' : 'status';
-    const { account } = this.connection;
-    const fail = (kind: FailureKind, reason: string, wait?: number | null): PublishOutcome => ({
-      ok: false,
-      kind,
-      reason: hideSecrets(reason, [this.connection.secret]),
-      ...(wait === undefined ? {} : { retryAfterMs: wait }),
-    });
-    if (error instanceof Refusal) {
-      const { status, headers } = error.answer;
-      const said = mastodonSaid(error.answer);
-      if (status === 401 || (status === 403 && ACCOUNT_REFUSALS.test(said))) {
-        return fail(
-          'reconnect',
-          `Mastodon refused the access token of ${account} (${said}): run \`social-publisher-mcp connect mastodon\` again for ${this.origin} to reconnect the channel.`,
-        );
-      }
-      if (status === 429) {
-        const wait = retryAfterMs(headers, this.context.clock.now()) ?? null;
-        return fail('rate_limited', `Mastodon is rate limiting ${account} (${said}).`, wait);
-      }
-      if (status === 408 || status >= 500) {
-        return fail('transient', `Mastodon failed the ${what} (HTTP ${status}: ${said}).`);
-      }
-      return fail('refused', `Mastodon refused the ${what}: ${said}`);
-    }
-    if (error instanceof PlatformUnreachable) {
-      if (!error.sent)
-        return fail('transient', `Mastodon (${this.origin}) could not be reached: ${error.message}.`);
-      // An upload that may have arrived created nothing public: sending it again is safe.
-      return stage === 'upload'
-        ? fail('transient', `Mastodon (${this.origin}) did not answer the media upload (${error.message}).`)
-        : fail(
-            'unknown',
-            `Mastodon (${this.origin}) did not answer the status request (${error.message}): it may have been published.`,
-          );
-    }
-    if (error instanceof StillProcessing) {
-      return fail(
-        'transient',
-        `Mastodon was still processing a video after ${PROCESSING_DEADLINE_MS / 1000} s.`,
-      );
+    const secrets = [this.connection.secret];
+    if (error instanceof Refusal || error instanceof PlatformUnreachable) {
+      return classifyHttpFailure(error instanceof Refusal ? error.answer : error, MASTODON_HOOKS, {
+        what,
+        address: this.origin,
+        account: this.connection.account,
+        nowMs: this.context.clock.now(),
+        secrets,
+        repeatable: stage === 'upload',
+      });
     }
     if (isServiceError(error)) {
       const detail =
         error instanceof ValidationError ? Object.values(error.errors).flat().join(' ') : error.message;
-      return fail('refused', `A media file of the post could not be read: ${detail}`);
+      return { ok: false, kind: 'refused', reason: `A media file of the post could not be read: ${detail}` };
     }
-    const message = error instanceof Error ? error.message : String(error);
-    this.context.log(
-      hideSecrets(`Mastodon ${what} for ${account} failed unexpectedly: ${message}`, [
-        this.connection.secret,
-      ]),
-    );
-    return fail(
-      stage === 'upload' ? 'transient' : 'unknown',
-      `The Mastodon ${what} failed unexpectedly: ${message}`,
-    );
+    const message = hideSecrets(error instanceof Error ? error.message : String(error), secrets);
+    this.context.log(`Mastodon ${what} for ${this.connection.account} failed unexpectedly: ${message}`);
+    return {
+      ok: false,
+      kind: stage === 'upload' ? 'transient' : 'unknown',
+      reason: `The Mastodon ${what} failed unexpectedly: ${message}`,
+    };
   }
 }
 

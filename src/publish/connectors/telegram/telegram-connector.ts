@@ -13,254 +13,35 @@
  * has forwarded the post there).
  */
 import { Agent } from 'undici';
-import type { Capabilities } from '../../../domain/capabilities.js';
-import { isServiceError, ValidationError } from '../../../domain/errors.js';
 import type {
   CommentJob,
   DeliveryJob,
-  FailureKind,
+  FailedOutcome,
   PollCloseJob,
   Publisher,
   PublishOutcome,
 } from '../../../ports.js';
-import type {
-  ConnectionDetails,
-  ConnectorContext,
-  OpenConnector,
-  VerifiedConnection,
-} from '../../connector.js';
-import { PlatformUnreachable, retryAfterMs } from '../../platform-http.js';
+import type { ConnectionDetails, ConnectorContext, MediaSource, OpenConnector } from '../../connector.js';
+import { PlatformUnreachable } from '../../platform-http.js';
+import { classifyTelegramFailure } from './telegram-failures.js';
 import {
   type BotCall,
   BotRefusal,
   type BotRequest,
   callBot,
-  FILE_UPLOAD_BYTES,
   messageRequest,
   messageUrl,
-  PHOTO_UPLOAD_BYTES,
   POLL_PERIOD_MS,
   pollRequest,
   replyRequest,
   stopPollRequest,
-  telegramChatId,
-  UnreadableAnswer,
   uploadRefusal,
 } from './telegram-messages.js';
 
-export const TELEGRAM_API_ROOT = 'https://api.telegram.org';
+export { capabilitiesOfTelegram, TELEGRAM_API_ROOT, verifyTelegram } from './telegram-account.js';
+export { classifyTelegramFailure, TELEGRAM_HOOKS } from './telegram-failures.js';
 
-const RECONNECT = 'run `social-publisher-mcp connect telegram …` again';
-
-/** 400 answers that are about the bot's place in the chat, not about the post. */
-const RIGHTS_REFUSALS =
-  /chat not found|need administrator rights|not enough rights|have no rights|have no write access|CHAT_WRITE_FORBIDDEN|CHAT_ADMIN_REQUIRED|CHAT_RESTRICTED|group chat was deleted/i;
-
-export function capabilitiesOfTelegram(): Capabilities {
-  return {
-    textLimit: 4096,
-    captionLimit: 1024,
-    // Telegram counts Unicode code points (TDLib's utf8_length).
-    textUnit: 'characters',
-    maxMedia: 10,
-    mediaTypes: ['image/png', 'image/jpeg', 'video/mp4', 'video/quicktime', 'application/pdf'],
-    maxImageBytes: PHOTO_UPLOAD_BYTES,
-    maxVideoBytes: FILE_UPLOAD_BYTES,
-    requiresMedia: false,
-    polls: true,
-    pollWithMedia: false,
-    // 12 options since Bot API 9.1, each up to 100 characters.
-    maxPollOptions: 12,
-    maxPollOptionLength: 100,
-  };
-}
-
-type Failure = Extract<PublishOutcome, { ok: false }>;
 type Success = Extract<PublishOutcome, { ok: true }>;
-
-interface FailureContext {
-  /** What was being done: `post`, `comment`, `poll close`, `getChat`… */
-  what: string;
-  /** The chat as people write it. */
-  chat: string;
-  apiRoot: string;
-  token: string;
-  nowMs: number;
-  /** True when nothing had been sent yet (reading the post's media). */
-  beforeSending?: boolean;
-}
-
-/**
- * Every way a call can fail, turned into the kinds the scheduler acts on: the one place that decides,
- * for the publisher and for `verifyTelegram` alike. No reason ever contains the token.
- */
-export function classifyTelegramFailure(error: unknown, context: FailureContext): Failure {
-  const failure = classify(error, context);
-  return { ...failure, reason: failure.reason.replaceAll(context.token, '<token>') };
-}
-
-function classify(error: unknown, { what, chat, apiRoot, nowMs, beforeSending }: FailureContext): Failure {
-  const fail = (kind: FailureKind, reason: string): Failure => ({ ok: false, kind, reason });
-  if (error instanceof BotRefusal) {
-    const { description, parameters, status } = error;
-    if (status === 401) {
-      return fail(
-        'reconnect',
-        `Telegram refused the bot token (${description}): check the token BotFather gave, or make a new one with /token in @BotFather, then ${RECONNECT}.`,
-      );
-    }
-    if (status === 404) {
-      return fail(
-        'reconnect',
-        `Telegram answered ${description} at ${apiRoot}: the API address or the bot token is wrong; check both, then ${RECONNECT}.`,
-      );
-    }
-    if (status === 429) {
-      const seconds = Number(parameters.retry_after);
-      const wait = seconds > 0 ? seconds * 1000 : retryAfterMs(error.headers, nowMs);
-      return {
-        ...fail('rate_limited', `Telegram is rate limiting the bot (${description}).`),
-        retryAfterMs: wait ?? null,
-      };
-    }
-    if (status >= 500)
-      return fail('transient', `Telegram failed the ${what} (HTTP ${status}: ${description}).`);
-    if (parameters.migrate_to_chat_id !== undefined) {
-      const id = String(parameters.migrate_to_chat_id);
-      return fail(
-        'refused',
-        `${chat} was upgraded to a supergroup, whose id is ${id} (${description}): ${RECONNECT} with the chat ${id}.`,
-      );
-    }
-    if (status === 403 || (status === 400 && RIGHTS_REFUSALS.test(description))) {
-      return fail(
-        'reconnect',
-        `Telegram refused the ${what} in ${chat} (${description}): add the bot to ${chat} with the right to post (in a channel: as an administrator with the Post messages right), or ${RECONNECT}.`,
-      );
-    }
-    return fail('refused', `Telegram refused the ${what}: ${description}`);
-  }
-  if (error instanceof PlatformUnreachable) {
-    if (!error.sent)
-      return fail('transient', `Telegram (${apiRoot}) could not be reached: ${error.message}.`);
-    return fail(
-      'unknown',
-      `Telegram did not answer the ${what} (${error.message}): it may have been posted in ${chat}, so it is not sent again.`,
-    );
-  }
-  if (error instanceof UnreadableAnswer) {
-    return fail(
-      'unknown',
-      `Telegram's answer to the ${what} could not be read (${error.message || 'empty'}): it may have been posted in ${chat}.`,
-    );
-  }
-  if (isServiceError(error)) {
-    const detail =
-      error instanceof ValidationError ? Object.values(error.errors).flat().join(' ') : error.message;
-    return fail('refused', `A media file of the post could not be read: ${detail}`);
-  }
-  const message = error instanceof Error ? error.message : String(error);
-  return fail(
-    beforeSending ? 'transient' : 'unknown',
-    `The Telegram ${what} failed unexpectedly: ${message}`,
-  );
-}
-
-export interface VerifyTelegramOptions {
-  /** The Bot API root. Default https://api.telegram.org. */
-  apiRoot?: string;
-  /** The bot's token from @BotFather. Never put in an error message. */
-  token: string;
-  /** `@username` of a channel or group, its t.me link, or its numeric id (-100… for channels). */
-  chat: string;
-  userAgent?: string;
-  timeoutMs?: number;
-}
-
-interface BotUser {
-  id: number;
-  username?: string;
-}
-
-interface Chat {
-  id: number;
-  type: string;
-  title?: string;
-  username?: string;
-}
-
-interface ChatMember {
-  status: string;
-  can_post_messages?: boolean;
-  can_send_messages?: boolean;
-  is_member?: boolean;
-}
-
-/**
- * Checks a bot token and its place in the chat (getMe, getChat, getChatMember): in a channel the bot must
- * be an administrator with the Post messages right, in a group a member allowed to send messages. Rejects
- * with an Error that says what to fix and never contains the token.
- */
-export async function verifyTelegram(options: VerifyTelegramOptions): Promise<VerifiedConnection> {
-  const apiRoot = (options.apiRoot ?? TELEGRAM_API_ROOT).replace(/\/+$/, '');
-  const chatId = telegramChatId(options.chat);
-  const call: BotCall = {
-    apiRoot,
-    token: options.token,
-    timeoutMs: options.timeoutMs ?? 15_000,
-    userAgent: options.userAgent ?? 'social-publisher-mcp',
-  };
-  const ask = async <T>(method: string, fields: Record<string, unknown>): Promise<T> => {
-    try {
-      return (await callBot(call, { method, fields, files: [] })) as T;
-    } catch (error) {
-      const context = { what: method, chat: options.chat, apiRoot, token: options.token, nowMs: Date.now() };
-      throw new Error(classifyTelegramFailure(error, context).reason);
-    }
-  };
-  const bot = await ask<BotUser>('getMe', {});
-  const chat = await ask<Chat>('getChat', { chat_id: chatId });
-  const member = await ask<ChatMember>('getChatMember', { chat_id: chat.id, user_id: bot.id });
-  const name = chat.username ? `@${chat.username}` : (chat.title ?? String(chat.id));
-  const botName = bot.username ? `@${bot.username}` : 'the bot';
-  const problem = membershipProblem(chat, member, botName, name);
-  if (problem) throw new Error(problem);
-  return {
-    kind: 'telegram',
-    account: name,
-    accountId: String(chat.id),
-    endpoint: apiRoot,
-    profileUrl: chat.username ? `https://t.me/${chat.username}` : null,
-    settings: { chatId: chat.id, type: chat.type, username: chat.username ?? null },
-    capabilities: capabilitiesOfTelegram(),
-    secret: options.token,
-  };
-}
-
-function membershipProblem(chat: Chat, member: ChatMember, bot: string, name: string): string | undefined {
-  if (chat.type === 'channel') {
-    if (member.status !== 'administrator' && member.status !== 'creator') {
-      return `${bot} is not an administrator of the channel ${name}: add the bot to the channel as an administrator with the Post messages right, then connect again.`;
-    }
-    if (member.status === 'administrator' && member.can_post_messages !== true) {
-      return `${bot} is an administrator of ${name} without the Post messages right: give it that right in the channel's administrators, then connect again.`;
-    }
-    return undefined;
-  }
-  if (chat.type === 'group' || chat.type === 'supergroup') {
-    if (member.status === 'left' || member.status === 'kicked') {
-      return `${bot} is not a member of the group ${name}: add the bot to the group, then connect again.`;
-    }
-    if (
-      member.status === 'restricted' &&
-      (member.is_member === false || member.can_send_messages === false)
-    ) {
-      return `${bot} may not send messages in ${name}: lift its restriction in the group's permissions, then connect again.`;
-    }
-    return undefined;
-  }
-  return `${name} is a private chat: connect a channel or a group.`;
-}
 
 class TelegramPublisher implements Publisher {
   readonly name = 'telegram';
@@ -296,6 +77,7 @@ class TelegramPublisher implements Publisher {
   async deliver(job: DeliveryJob): Promise<PublishOutcome> {
     const { content } = job;
     let beforeSending = true;
+    const media: MediaSource[] = [];
     try {
       let request: BotRequest;
       if (content.poll) {
@@ -308,12 +90,11 @@ class TelegramPublisher implements Publisher {
         }
         request = pollRequest(this.chatId, content);
       } else {
-        const media = [];
         for (const element of content.media) {
           const file = await this.context.loadMedia(job.brandId, element);
+          media.push(file);
           const tooLarge = uploadRefusal(file);
           if (tooLarge) return { ok: false, kind: 'refused', reason: tooLarge };
-          media.push(file);
         }
         request = messageRequest(this.chatId, content, media);
       }
@@ -324,6 +105,8 @@ class TelegramPublisher implements Publisher {
       return { ...outcome, closePollAtMs: this.context.clock.now() + POLL_PERIOD_MS[content.poll.period] };
     } catch (error) {
       return this.failure(error, 'post', beforeSending);
+    } finally {
+      await Promise.all(media.map((file) => file.release()));
     }
   }
 
@@ -368,7 +151,7 @@ class TelegramPublisher implements Publisher {
     return { ok: true, externalId: String(id), url: messageUrl({ ...this.chat, username }, id) };
   }
 
-  private failure(error: unknown, what: string, beforeSending: boolean): Failure {
+  private failure(error: unknown, what: string, beforeSending: boolean): FailedOutcome {
     const failure = classifyTelegramFailure(error, {
       what,
       chat: this.connection.account,
