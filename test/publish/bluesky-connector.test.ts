@@ -12,6 +12,7 @@ import type { PlatformContent } from '../../src/domain/delivery.js';
 import type { CommentJob, DeliveryJob, Publisher } from '../../src/ports.js';
 import type { ConnectorContext, MediaSource, VerifiedConnection } from '../../src/publish/connector.js';
 import {
+  BLUESKY_PREPARE_LEAD_MS,
   capabilitiesOfBluesky,
   openBluesky,
   verifyBluesky,
@@ -287,6 +288,50 @@ describe('the Bluesky connector against a real PDS', () => {
     expect(again).toEqual(first);
     expect(afterCrash).toEqual(first);
     expect(await countPosts()).toBe(count);
+  });
+
+  it('prepares the images ahead: the commit references the uploaded blobs and reads no media', async () => {
+    const { publisher } = open(verified);
+    expect(publisher.prepareLeadMs).toBe(BLUESKY_PREPARE_LEAD_MS);
+    const job = deliveryJob({ caption: 'Prepared', alt: 'Cups', media: [{ id: 'png' }, { id: 'jpeg' }] });
+    const prepared = await publisher.prepare!(job);
+    expect(prepared).toMatchObject({ ok: 'prepared', expiresAtMs: NOW + 5 * 60_000 });
+    if (prepared.ok !== 'prepared') throw new Error(JSON.stringify(prepared));
+    // What the store keeps is JSON: the commit may run in another process.
+    const state = JSON.parse(JSON.stringify(prepared.state));
+    const refs = (state.images as { image: { ref: { $link: string } } }[]).map((i) => i.image.ref.$link);
+    expect(refs).toHaveLength(2);
+
+    let loads = 0;
+    const committer = open(verified, verified.secret, {
+      loadMedia: async () => {
+        loads++;
+        throw new Error('the commit must not read media');
+      },
+    }).publisher;
+    const outcome = await committer.deliver({ ...job, state });
+    if (outcome.ok !== true) throw new Error(JSON.stringify(outcome));
+    expect(loads).toBe(0);
+    const { value } = await readRecord(outcome.externalId!);
+    const images = (value.embed as { images: { image: { ref: { toString(): string } }; alt: string }[] })
+      .images;
+    expect(images.map((image) => image.image.ref.toString())).toEqual(refs);
+    expect(images.map((image) => image.alt)).toEqual(['Cups', 'Cups']);
+  });
+
+  it('refuses in prepare what it would refuse in the commit, uploading nothing', async () => {
+    const { publisher } = open(verified);
+    const prepared = await publisher.prepare!(deliveryJob({ caption: 'x'.repeat(301) }));
+    expect(prepared).toMatchObject({ ok: false, kind: 'refused' });
+  });
+
+  it('confirms a commit whose answer was lost: absent before it, sent (with its id) after', async () => {
+    const { publisher } = open(verified);
+    const job = deliveryJob({ caption: 'Was it published?' });
+    expect(await publisher.confirm!(job)).toEqual({ ok: 'absent' });
+    const sent = await publisher.deliver(job);
+    expect(sent.ok).toBe(true);
+    expect(await open(verified).publisher.confirm!(job)).toEqual(sent);
   });
 
   it('replies to the post, once, with root and parent pointing at it', async () => {
