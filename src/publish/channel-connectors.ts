@@ -9,8 +9,9 @@
  */
 import type { ConnectionRecord, Publisher, PublishOutcome, Store } from '../ports.js';
 import type { SecretBox } from '../store/secret-box.js';
-import type { ConnectorContext, MediaSource } from './connector.js';
+import type { ConnectorContext } from './connector.js';
 import { connectorModule, IDEMPOTENT_PLATFORMS } from './connectors/registry.js';
+import { heldMedia } from './media-loader.js';
 import type { ConnectorRouter } from './publishing-pass.js';
 
 /** The parts of a ConnectorContext that are the same for every connection. */
@@ -69,28 +70,12 @@ export class ChannelConnectors implements ConnectorRouter {
     const { store, secrets, context } = this.options;
     const { channelId } = connection;
     const open = await connectorModule(connection.kind).load();
-    const media = new Set<MediaSource>();
+    const media = heldMedia(context.loadMedia);
     const publisher = open(
       { ...connection, channelId, secret },
       {
         ...context,
-        loadMedia: async (brandId, element) => {
-          const source = await context.loadMedia(brandId, element);
-          media.add(source);
-          const release = async () => {
-            media.delete(source);
-            await source.release();
-          };
-          const { type, name, size } = source;
-          return {
-            type,
-            name,
-            size,
-            blob: () => source.blob(),
-            range: (start, endExclusive) => source.range(start, endExclusive),
-            release,
-          };
-        },
+        loadMedia: media.loadMedia,
         saveSecret: async (changed) => {
           await store.connections.setSecret(channelId, secrets.seal(changed, channelId), context.clock.now());
           // The connector that saved it is current: it keeps the secret it has in memory.
@@ -122,10 +107,10 @@ export class ChannelConnectors implements ConnectorRouter {
 }
 
 /** The publisher, whose `close` also releases the media files it was handed and kept. */
-function withMediaReleased(publisher: Publisher, media: Set<MediaSource>): Publisher {
+function withMediaReleased(publisher: Publisher, media: { releaseAll(): Promise<void> }): Publisher {
   const close = publisher.close?.bind(publisher);
   publisher.close = async () => {
-    await Promise.all([...media].map((source) => source.release()));
+    await media.releaseAll();
     await close?.();
   };
   return publisher;

@@ -52,11 +52,44 @@ export function mediaFromBytes(bytes: Uint8Array, type: string, name: string): M
   return mediaFromBlob(new Blob([bytes], { type }), { type, name });
 }
 
+type LoadMedia = (brandId: number, media: PlatformMedia) => Promise<MediaSource>;
+
+/**
+ * `loadMedia` that keeps what it handed out until released, and `releaseAll` for what was not: a
+ * connector's media are released when it closes (a downloaded file deleted), whatever it forgot.
+ */
+export function heldMedia(loadMedia: LoadMedia): { loadMedia: LoadMedia; releaseAll(): Promise<void> } {
+  const held = new Set<MediaSource>();
+  return {
+    loadMedia: async (brandId, element) => {
+      const source = await loadMedia(brandId, element);
+      held.add(source);
+      const { type, name, size } = source;
+      return {
+        type,
+        name,
+        size,
+        blob: () => source.blob(),
+        range: (start, endExclusive) => source.range(start, endExclusive),
+        release: async () => {
+          held.delete(source);
+          await source.release();
+        },
+      };
+    },
+    releaseAll: async () => {
+      const all = [...held];
+      held.clear();
+      await Promise.all(all.map((source) => source.release()));
+    },
+  };
+}
+
 export function mediaLoader(
   store: Store,
   files: Pick<MediaStore, 'read' | 'openBlob'> | undefined,
   downloader: MediaDownloader | undefined,
-) {
+): LoadMedia {
   return async (brandId: number, media: PlatformMedia): Promise<MediaSource> => {
     if (media.id !== undefined) {
       const [record] = await store.findMedia(brandId, [media.id]);
