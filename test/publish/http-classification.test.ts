@@ -145,7 +145,7 @@ describe('classifyHttpFailure', () => {
 });
 
 describe('rateLimitOf', () => {
-  it("Mastodon's X-RateLimit-* (an ISO reset), Bluesky's RateLimit-* (unix seconds), the draft's seconds", () => {
+  it("Mastodon's X-RateLimit-* (an ISO reset), Bluesky's RateLimit-* and X's x-rate-limit-* (unix seconds), the draft's seconds", () => {
     expect(
       rateLimitOf({ 'x-ratelimit-remaining': '299', 'x-ratelimit-reset': '2026-11-25T12:05:00.000Z' }, NOW),
     ).toEqual({ remaining: 299, resetAtMs: Date.UTC(2026, 10, 25, 12, 5) });
@@ -155,6 +155,9 @@ describe('rateLimitOf', () => {
       remaining: 4,
       resetAtMs: NOW + 300_000,
     });
+    expect(
+      rateLimitOf({ 'x-rate-limit-remaining': '0', 'x-rate-limit-reset': String(NOW / 1000 + 900) }, NOW),
+    ).toEqual({ remaining: 0, resetAtMs: NOW + 900_000 });
     expect(rateLimitOf({ 'ratelimit-remaining': '10', 'ratelimit-reset': '60' }, NOW)).toEqual({
       remaining: 10,
       resetAtMs: NOW + 60_000,

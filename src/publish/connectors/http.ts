@@ -151,14 +151,15 @@ export function classifyHttpFailure(
 /**
  * The account's rate limit as an answer's headers tell it: Mastodon's `X-RateLimit-Remaining` and
  * `X-RateLimit-Reset` (an ISO time), Bluesky's `RateLimit-Remaining` and `RateLimit-Reset` (unix
- * seconds), or any other `x-ratelimit-*` pair. Undefined unless both are there and readable.
+ * seconds), X's `x-rate-limit-*` (unix seconds), or any other such pair. Undefined unless both are there
+ * and readable.
  */
 export function rateLimitOf(
   headers: Record<string, string | string[] | undefined> | undefined,
   nowMs: number,
 ): RateLimitState | undefined {
   if (!headers) return undefined;
-  for (const prefix of ['x-ratelimit-', 'ratelimit-']) {
+  for (const prefix of ['x-ratelimit-', 'ratelimit-', 'x-rate-limit-']) {
     const remaining = headerValue(headers, `${prefix}remaining`);
     const reset = resetAtMs(headerValue(headers, `${prefix}reset`), nowMs);
     if (remaining !== undefined && /^\d+$/.test(remaining) && reset !== undefined) {
