@@ -10,7 +10,7 @@
 import type { ConnectionRecord, Publisher, PublishOutcome, Store } from '../ports.js';
 import type { SecretBox } from '../store/secret-box.js';
 import type { ConnectorContext } from './connector.js';
-import { connectorModule, IDEMPOTENT_PLATFORMS } from './connectors/registry.js';
+import { connectorModule, IDEMPOTENT_PLATFORMS, isConnectedKind } from './connectors/registry.js';
 import { heldMedia } from './media-loader.js';
 import type { ConnectorRouter } from './publishing-pass.js';
 
@@ -38,7 +38,7 @@ export class ChannelConnectors implements ConnectorRouter {
 
   async idempotent(channelId: number): Promise<boolean> {
     const connection = await this.options.store.connections.find(channelId);
-    return connection ? IDEMPOTENT_PLATFORMS[connection.kind] : this.options.fallback.idempotent;
+    return connection ? IDEMPOTENT_PLATFORMS[connection.kind] === true : this.options.fallback.idempotent;
   }
 
   /** The connector that sends to this channel now. */
@@ -61,6 +61,11 @@ export class ChannelConnectors implements ConnectorRouter {
   }
 
   private async openConnection(connection: ConnectionRecord): Promise<Publisher> {
+    if (!isConnectedKind(connection.kind)) {
+      // A connection made by a newer version of the program, sharing the store.
+      const reason = `This version of social-publisher-mcp has no ${connection.kind} connector: upgrade it, or run social-publisher-mcp connect to connect the channel again.`;
+      return unusable(connection.kind, reason);
+    }
     let secret: string;
     try {
       secret = this.secretOf(connection);
