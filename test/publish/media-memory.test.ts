@@ -88,13 +88,14 @@ async function connect(loadMedia: ReturnType<typeof mediaLoader>): Promise<Publi
   return publisher;
 }
 
+let jobs = 0;
 const job = (media: DeliveryJob['content']['media']): DeliveryJob => ({
-  deliveryId: 1,
-  postId: 1,
+  deliveryId: ++jobs,
+  postId: jobs,
   brandId: 1,
   channel: { id: 1, name: 'Mastodon', type: 'Mastodon' },
   content: { platform: 'Mastodon', format: 'feed', caption: 'A long roast', media },
-  idempotencyKey: 'store-1:delivery-1',
+  idempotencyKey: `store-1:delivery-${jobs}`,
   dueAtMs: Date.now(),
   attempt: 1,
   state: {},
