@@ -11,8 +11,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { CHANNEL_TYPES } from '../src/domain/schemas.js';
 import { formatLocalTime } from '../src/domain/time.js';
-import type { Workspace } from '../src/domain/workspace.js';
 import { openLocalRuntime } from '../src/local-runtime.js';
+import type { Workspace } from '../src/publish/connectors/schemas.js';
 import { authenticate } from '../src/service/acting-user.js';
 import { LocalPublishingService } from '../src/service/local-service.js';
 import { importWorkspace } from '../src/service/workspace.js';

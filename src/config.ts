@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { type ConnectRequest, type FlagValues, parseConnect } from './config-connect.js';
 import {
   ConfigError,
   nonEmpty,
@@ -17,9 +18,11 @@ import {
   parseTimeoutSeconds,
 } from './config-values.js';
 import { parseReadOnly, parseToolsets, type ToolSelection } from './mcp/toolsets.js';
+import { CONNECT_FLAGS, CONNECT_OPTIONS } from './publish/connectors/connect-flags.js';
+import { connectedKindList } from './publish/connectors/registry.js';
 import { USAGE } from './usage.js';
 
-export { ConfigError, USAGE };
+export { ConfigError, type ConnectRequest, USAGE };
 
 export type Command = 'stdio' | 'serve' | 'import' | 'connect' | 'disconnect' | 'keys' | 'help' | 'version';
 
@@ -30,25 +33,6 @@ export interface KeysRequest {
   user?: string;
   /** `revoke`: the key's id, its prefix or the whole key. */
   key?: string;
-}
-
-/** `connect <platform> …`: what to connect, and where the secret comes from. */
-export interface ConnectRequest {
-  platform: 'mastodon' | 'bluesky' | 'telegram';
-  /** A brand's title or id. */
-  brand: string;
-  /** Mastodon: the instance URL. Bluesky: the PDS (service) URL. Telegram: the Bot API root. */
-  endpoint: string;
-  /** Bluesky: the handle. Telegram: the chat (`@channel` or an id). Mastodon: unused. */
-  account?: string;
-  /** The secret from the environment variable named by --token-env / --password-env; else prompted. */
-  secret?: string;
-  /** The channel's name (default: from the account). */
-  name?: string;
-  /** Collections (titles or ids) to add the channel to. */
-  collections: string[];
-  /** Mastodon's sign-in flow: where the authorization code is received. */
-  redirect: 'loopback' | 'paste';
 }
 
 export interface Config {
@@ -144,13 +128,14 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
       command === 'import'
         ? `import needs exactly one FILE.\n\n${USAGE}`
         : command === 'connect'
-          ? `connect needs the platform: mastodon, bluesky or telegram.\n\n${USAGE}`
+          ? `connect needs the platform: ${connectedKindList()}.\n\n${USAGE}`
           : command === 'keys'
             ? `keys needs one action: create, list or revoke.\n\n${USAGE}`
             : `Unexpected argument "${rest[0]}".\n\n${USAGE}`,
     );
   }
-  const connectFlags = CONNECT_FLAGS.filter((flag) => values[flag] !== undefined);
+  const flags = values as FlagValues;
+  const connectFlags = CONNECT_FLAGS.filter((flag) => flags[flag] !== undefined);
   if (connectFlags.length > 0 && command !== 'connect' && command !== 'disconnect') {
     throw new ConfigError(`--${connectFlags[0]} applies to connect and disconnect only.\n\n${USAGE}`);
   }
@@ -201,12 +186,13 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
   );
   if (database) config.database = database;
   if (command === 'import') config.importFile = resolve(rest[0]!);
-  if (command === 'connect') config.connect = parseConnect(rest[0]!, values, env);
+  if (command === 'connect') config.connect = parseConnect(rest[0]!, flags, env);
   if (command === 'disconnect') {
-    if (!values.brand || !values.channel) {
+    const { brand, channel } = flags;
+    if (typeof brand !== 'string' || !brand || typeof channel !== 'string' || !channel) {
       throw new ConfigError(`disconnect needs --brand and --channel.\n\n${USAGE}`);
     }
-    config.disconnect = { brand: values.brand, channel: values.channel };
+    config.disconnect = { brand, channel };
   }
   if (command === 'keys') config.keys = parseKeys(rest[0]!, values, apiUrl);
   const apiKey = nonEmpty(env.SOCIAL_PUBLISHER_API_KEY);
@@ -218,78 +204,6 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
 type Values = ReturnType<
   typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true; strict: true }>
 >['values'];
-
-const CONNECT_FLAGS = [
-  'brand',
-  'instance',
-  'handle',
-  'service',
-  'chat',
-  'api-root',
-  'token-env',
-  'password-env',
-  'collection',
-  'channel',
-  'name',
-  'paste-code',
-] as const;
-
-/** What each platform's connect takes: its endpoint flag and default, its account flag, its secret flag. */
-const PLATFORMS = {
-  mastodon: { endpoint: 'instance', fallback: undefined, account: undefined, secret: 'token-env' },
-  bluesky: {
-    endpoint: 'service',
-    fallback: 'https://bsky.social',
-    account: 'handle',
-    secret: 'password-env',
-  },
-  telegram: {
-    endpoint: 'api-root',
-    fallback: 'https://api.telegram.org',
-    account: 'chat',
-    secret: 'token-env',
-  },
-} as const;
-
-function parseConnect(platform: string, values: Values, env: NodeJS.ProcessEnv): ConnectRequest {
-  if (platform !== 'mastodon' && platform !== 'bluesky' && platform !== 'telegram') {
-    throw new ConfigError(`connect: unknown platform "${platform}"; use mastodon, bluesky or telegram.`);
-  }
-  const rules = PLATFORMS[platform];
-  const given = (flag: (typeof CONNECT_FLAGS)[number]) => values[flag] !== undefined;
-  for (const flag of CONNECT_FLAGS) {
-    const own = flag === rules.endpoint || flag === rules.account || flag === rules.secret;
-    const shared = flag === 'brand' || flag === 'collection' || flag === 'name';
-    const pasteCode = flag === 'paste-code' && platform === 'mastodon';
-    if (given(flag) && !own && !shared && !pasteCode) {
-      throw new ConfigError(`connect ${platform} does not take --${flag}.\n\n${USAGE}`);
-    }
-  }
-  if (!values.brand) throw new ConfigError(`connect ${platform} needs --brand (a brand's title or id).`);
-  const endpoint = (values[rules.endpoint] as string | undefined) ?? rules.fallback;
-  if (endpoint === undefined) throw new ConfigError(`connect ${platform} needs --${rules.endpoint} URL.`);
-  if (!/^https?:\/\/[^\s/]+/.test(endpoint)) {
-    throw new ConfigError(`--${rules.endpoint} must be an http(s) URL, not "${endpoint}".`);
-  }
-  const account = rules.account ? (values[rules.account] as string | undefined) : undefined;
-  if (rules.account && !account) throw new ConfigError(`connect ${platform} needs --${rules.account}.`);
-  const request: ConnectRequest = {
-    platform,
-    brand: values.brand,
-    endpoint: endpoint.replace(/\/+$/, ''),
-    collections: values.collection ?? [],
-    redirect: values['paste-code'] ? 'paste' : 'loopback',
-  };
-  if (account) request.account = account;
-  if (values.name) request.name = values.name;
-  const variable = values[rules.secret] as string | undefined;
-  if (variable !== undefined) {
-    const secret = nonEmpty(env[variable]);
-    if (!secret) throw new ConfigError(`--${rules.secret} names ${variable}, which is not set or is empty.`);
-    request.secret = secret;
-  }
-  return request;
-}
 
 function parseKeys(action: string, values: Values, apiUrl: string | undefined): KeysRequest {
   if (action !== 'create' && action !== 'list' && action !== 'revoke') {
@@ -376,21 +290,11 @@ function parseDeduplicates(value: unknown): boolean | undefined {
   );
 }
 
+/** The `connect` flags come from the connector registry (connect-flags.ts). */
 const OPTIONS = {
+  ...CONNECT_OPTIONS,
   host: { type: 'string' },
   port: { type: 'string' },
-  brand: { type: 'string' },
-  instance: { type: 'string' },
-  handle: { type: 'string' },
-  service: { type: 'string' },
-  chat: { type: 'string' },
-  'api-root': { type: 'string' },
-  'token-env': { type: 'string' },
-  'password-env': { type: 'string' },
-  collection: { type: 'string', multiple: true },
-  channel: { type: 'string' },
-  name: { type: 'string' },
-  'paste-code': { type: 'boolean' },
   user: { type: 'string' },
   key: { type: 'string' },
   help: { type: 'boolean', short: 'h' },

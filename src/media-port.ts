@@ -32,6 +32,12 @@ export interface MediaStore {
   commit(token: string, brandId: number, mediaId: string): Promise<string>;
   /** The bytes of a stored file, found by brand and media id (not by the path stored with it). */
   read(brandId: number, mediaId: string): Promise<Uint8Array>;
+  /**
+   * A stored file as a Blob read from disk as it is consumed (`fs.openAsBlob`), found like `read`: what
+   * connectors upload, so that a 100 MB video is never in memory whole. Optional until every store has
+   * it; without it, the publisher reads the media's stored path.
+   */
+  openBlob?(brandId: number, mediaId: string, type: string): Promise<Blob>;
   /** Removes a staged file; never throws. */
   discard(token: string): Promise<void>;
   /** Removes a stored file; never throws. */

@@ -130,8 +130,14 @@ export interface PreparedOutcome {
 /** What `prepare` answers. */
 export type PrepareOutcome = PreparedOutcome | PendingOutcome | FailedOutcome;
 
-/** What `deliver` (the commit) and `check` answer. */
+/** What `deliver` (the commit) answers. */
 export type StepOutcome = PublishOutcome | PendingOutcome;
+
+/**
+ * What `check` answers: for a pending commit, the same as `deliver`; for a pending prepare (a video the
+ * platform processed after its upload ahead of time), `prepared` once it is ready for the commit.
+ */
+export type CheckOutcome = StepOutcome | PreparedOutcome;
 
 /**
  * What `confirm` answers about a commit whose outcome was unknown: it is there (sent, with its id), it
@@ -180,8 +186,11 @@ export interface Publisher {
    * platform publishes later (processing): the engine calls `check` then.
    */
   deliver(job: DeliveryJob): Promise<StepOutcome>;
-  /** Checks a pending step again, with the state it stored: sent, still pending, or failed. */
-  check?(job: DeliveryJob): Promise<StepOutcome>;
+  /**
+   * Checks a pending step again, with the state it stored: sent (a commit) or prepared (a prepare),
+   * still pending, or failed.
+   */
+  check?(job: DeliveryJob): Promise<CheckOutcome>;
   /**
    * "Was it published?": reads the platform's state after a commit whose outcome is unknown (a lost
    * answer, a crash mid-commit), so that a platform without idempotency is never sent the commit blindly

@@ -6,6 +6,7 @@ import type { Capabilities } from './domain/capabilities.js';
 import type { CommentStatus, DeliveryStatus, PlatformContent } from './domain/delivery.js';
 import type { PostPayload, PostStatus } from './domain/post-schemas.js';
 import type { ChannelType, PublishMode } from './domain/schemas.js';
+import type { ConnectedKind } from './publish/connectors/registry.js';
 import type { StepState } from './publisher-port.js';
 
 export interface UserRecord {
@@ -200,7 +201,7 @@ export interface ChannelActivity {
  */
 export interface ConnectionRecord {
   channelId: number;
-  kind: 'mastodon' | 'bluesky' | 'telegram';
+  kind: ConnectedKind;
   account: string;
   accountId: string;
   endpoint: string;

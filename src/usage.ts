@@ -1,18 +1,15 @@
 /**
  * What `--help` prints: every command and every environment variable the program reads (a test holds it
- * to the code and to the README). Plain text, no imports: it loads before the stdio handshake.
+ * to the code and to the README). Plain text and the registry's `connect` lines, no dependency: it loads
+ * before the stdio handshake.
  */
+import { connectUsage } from './publish/connectors/connect-flags.js';
+
 export const USAGE = `Usage:
   social-publisher-mcp [stdio]                                 MCP over stdio (default)
   social-publisher-mcp serve [--host 127.0.0.1] [--port 8787]  REST /v1 + MCP /mcp
   social-publisher-mcp import FILE                             upsert a workspace file, print ids as JSON
-  social-publisher-mcp connect mastodon --brand B --instance URL [--token-env VAR] [--collection C]...
-  social-publisher-mcp connect bluesky  --brand B --handle H [--service URL] [--password-env VAR] [--collection C]...
-  social-publisher-mcp connect telegram --brand B --chat CHAT [--token-env VAR] [--api-root URL] [--collection C]...
-                             verify an account and connect it as a channel of the brand (prints the channel
-                             as JSON); without --*-env the secret is asked for on the terminal, unechoed.
-                             Also: --name NAME (the channel's name), --paste-code (Mastodon sign-in without
-                             a browser redirect to this machine)
+${connectUsage()}
   social-publisher-mcp disconnect --brand B --channel NAME_OR_ID
                              make the channel INACTIVE and erase its secrets
   social-publisher-mcp keys create --user NAME

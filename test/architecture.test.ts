@@ -32,15 +32,20 @@ describe('architecture', () => {
 
   it('reads its settings, and reports a start-up failure, without loading zod, the SDK or any dependency', () => {
     // A start that fails (a bad setting) must be told to the client even when a dependency cannot load.
+    // The connector registry too: the `connect` flags and usage come from it (each module's descriptor).
     const upFront = [
       'main.ts',
       'config.ts',
       'config-values.ts',
+      'config-connect.ts',
       'usage.ts',
       'logger.ts',
       'mcp/handshake.ts',
       'mcp/toolsets.ts',
       'domain/errors.ts',
+      'publish/connectors/registry.ts',
+      'publish/connectors/connect-flags.ts',
+      ...files.map((f) => f.path).filter((path) => /^publish\/connectors\/[^/]+\/index\.ts$/.test(path)),
     ];
     for (const path of upFront) {
       const file = files.find((f) => f.path === path)!;

@@ -4,11 +4,11 @@
  * verified against its platform first; only then does it become a channel of the brand. Questions and
  * progress go to stderr; the channel, as JSON, to stdout.
  */
-import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
 import { type Config, ConfigError, type ConnectRequest } from '../config.js';
 import { type LocalRuntime, openLocalRuntime } from '../local-runtime.js';
-import { CONNECTED_PLATFORMS, type VerifiedConnection } from '../publish/connector.js';
+import type { VerifiedConnection } from '../publish/connector.js';
+import type { OAuthTokens } from '../publish/connectors/module.js';
+import { CONNECTED_PLATFORMS, connectorModule } from '../publish/connectors/registry.js';
 import {
   connectChannel,
   disconnectChannel,
@@ -109,124 +109,37 @@ async function findCollectionId(runtime: LocalRuntime, brandId: number, wanted: 
   return found.id;
 }
 
-/** Checks the credentials against the platform; what comes back is what is stored. */
+/**
+ * Checks the credentials against the platform with the platform's module; what comes back is what is
+ * stored. The secret comes from the environment variable the secret flag names, else from an OAuth
+ * sign-in where the module has one, else from the terminal.
+ */
 async function verify(
   request: ConnectRequest,
   userAgent: string,
   timeoutMs: number,
 ): Promise<VerifiedConnection> {
+  const module = connectorModule(request.platform);
   const http = { userAgent, timeoutMs };
   try {
-    switch (request.platform) {
-      case 'mastodon': {
-        const { verifyMastodon } = await import('../publish/mastodon-connector.js');
-        const token = request.secret ?? (await mastodonSignIn(request, http));
-        return await verifyMastodon({ instance: request.endpoint, token, ...http });
-      }
-      case 'bluesky': {
-        const { verifyBluesky } = await import('../publish/bluesky-connector.js');
-        const password =
-          request.secret ??
-          (await ask(
-            `App password of ${request.account} (Settings → Privacy and security → App passwords): `,
-            {
-              secret: true,
-            },
-          ));
-        return await verifyBluesky({
-          service: request.endpoint,
-          handle: request.account!,
-          password,
-          ...http,
-        });
-      }
-      case 'telegram': {
-        const { verifyTelegram } = await import('../publish/telegram-connector.js');
-        const token = request.secret ?? (await ask('Bot token from @BotFather: ', { secret: true }));
-        return await verifyTelegram({ apiRoot: request.endpoint, token, chat: request.account!, ...http });
-      }
+    let secret = request.secret;
+    let tokens: OAuthTokens | undefined;
+    if (secret === undefined && module.oauth) {
+      const { signIn } = await import('./oauth-sign-in.js');
+      tokens = await signIn(await module.oauth(), request, http);
+      secret = tokens.accessToken;
     }
+    secret ??= await ask(module.connect.secretPrompt?.(request.account) ?? 'Secret: ', { secret: true });
+    return await module.connect.verify({
+      endpoint: request.endpoint,
+      ...(request.account === undefined ? {} : { account: request.account }),
+      secret,
+      ...(tokens ? { tokens } : {}),
+      ...http,
+    });
   } catch (error) {
     if (error instanceof ConfigError) throw error;
     // The connectors' verify errors say what to fix and never hold the secret.
     throw new ConfigError(`Not connected: ${(error as Error).message}`);
   }
-}
-
-/**
- * Mastodon's sign-in: registers this program as an app on the instance, has the user authorize it in
- * a browser, and exchanges the code for a token. The code comes back to a listener on this machine's
- * loopback, or (`--paste-code`, e.g. over SSH) is shown by the instance and pasted here.
- */
-async function mastodonSignIn(
-  request: ConnectRequest,
-  http: { userAgent: string; timeoutMs: number },
-): Promise<string> {
-  const { authorizeUrl, exchangeCode, OOB_REDIRECT_URI, registerApp } = await import(
-    '../publish/mastodon-oauth.js'
-  );
-  const instance = request.endpoint;
-  const state = randomBytes(16).toString('hex');
-  if (request.redirect === 'paste') {
-    const app = await registerApp({ instance, redirectUri: OOB_REDIRECT_URI, ...http });
-    say(
-      `Open this address in a browser, sign in and authorize social-publisher-mcp:\n\n  ${authorizeUrl(app, instance, OOB_REDIRECT_URI, state)}\n`,
-    );
-    const code = await ask('Paste the authorization code: ', { secret: true });
-    return exchangeCode({ instance, app, code, redirectUri: OOB_REDIRECT_URI, ...http });
-  }
-  const listener = await listenForCode(state);
-  try {
-    const app = await registerApp({ instance, redirectUri: listener.redirectUri, ...http });
-    say(
-      `Open this address in a browser, sign in and authorize social-publisher-mcp (waiting up to 10 minutes; use --paste-code if the browser is on another machine):\n\n  ${authorizeUrl(app, instance, listener.redirectUri, state)}\n`,
-    );
-    const code = await listener.code;
-    return await exchangeCode({ instance, app, code, redirectUri: listener.redirectUri, ...http });
-  } finally {
-    listener.close();
-  }
-}
-
-/** A one-shot listener on loopback for the OAuth redirect; only a request with our `state` counts. */
-async function listenForCode(
-  state: string,
-): Promise<{ redirectUri: string; code: Promise<string>; close(): void }> {
-  let settle: { resolve(code: string): void; reject(error: Error): void };
-  const code = new Promise<string>((resolve, reject) => {
-    settle = { resolve, reject };
-  });
-  const server = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    if (url.pathname !== '/callback' || url.searchParams.get('state') !== state) {
-      res.writeHead(404).end();
-      return;
-    }
-    const given = url.searchParams.get('code');
-    const refused = url.searchParams.get('error_description') ?? url.searchParams.get('error');
-    res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
-    res.end(
-      given
-        ? 'Authorized: you can close this tab and go back to the terminal.'
-        : `Not authorized: ${refused}`,
-    );
-    if (given) settle.resolve(given);
-    else
-      settle.reject(new Error(`The instance did not authorize the app: ${refused ?? 'no code was given'}.`));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  const timer = setTimeout(
-    () => settle.reject(new Error('No authorization arrived within 10 minutes: run connect again.')),
-    10 * 60_000,
-  );
-  timer.unref();
-  return {
-    redirectUri: `http://127.0.0.1:${port}/callback`,
-    code,
-    close: () => {
-      clearTimeout(timer);
-      server.close();
-    },
-  };
 }

@@ -40,10 +40,6 @@ export interface Capabilities {
  */
 export const BLUESKY_TEXT_BYTES = 3000;
 
-/** Who sends a channel's posts: a connector of its own, or the configured default (sandbox, webhook). */
-export const CONNECTOR_KINDS = ['sandbox', 'webhook', 'mastodon', 'bluesky', 'telegram'] as const;
-export type ConnectorKind = (typeof CONNECTOR_KINDS)[number];
-
 const IMAGES = ['image/png', 'image/jpeg'];
 const VIDEOS = ['video/mp4', 'video/quicktime'];
 const MB = 1024 * 1024;

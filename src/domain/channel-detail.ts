@@ -1,10 +1,11 @@
 /**
  * One channel with its connection, as `get_channel` and `GET /v1/brands/{brandId}/channels/{channelId}`
  * show it: the Channel resource of http-interface.md (unchanged), why it is INACTIVE, and who publishes
- * to it. Never a secret: only where the secret is kept.
+ * to it. Never a secret: only where the secret is kept. Which connectors there are is the connector
+ * registry's to say (publish/connectors/schemas.ts makes the schema from it): domain/ imports nothing
+ * of ours outside it.
  */
 import { z } from 'zod';
-import { CONNECTOR_KINDS } from './capabilities.js';
 import { Channel, Id, Timestamp } from './schemas.js';
 
 export const ChannelRequest = z.strictObject({
@@ -28,27 +29,35 @@ export const ChannelLimits = z.object({
   maxPollOptionLength: z.number().int().optional(),
 });
 
-export const ChannelConnection = z.object({
-  connector: z.enum(CONNECTOR_KINDS).describe('Who publishes to this channel'),
-  account: z.string().nullable().describe('The connected account, e.g. @name@instance'),
-  accountId: z.string().nullable(),
-  instance: z
-    .string()
-    .nullable()
-    .describe("The platform's address (Mastodon instance, Bluesky PDS, Bot API)"),
-  profileUrl: z.string().nullable(),
-  connectedAt: Timestamp.nullable(),
-  credentials: z
-    .enum(['stored', 'environment', 'erased', 'none'])
-    .describe('stored: encrypted in the store; environment: read from a variable; erased: disconnected'),
-  lastError: z.string().nullable(),
-  lastErrorAt: Timestamp.nullable(),
-  lastPublishedAt: Timestamp.nullable(),
-  limits: ChannelLimits.describe("What the platform takes from this channel's posts"),
-});
+/** The connectors a channel may have, and how each describes its account and address. */
+export interface ChannelConnectors<K extends string> {
+  /** The default publishers and every connector's kind. */
+  kinds: readonly [K, ...K[]];
+  /** `Mastodon @name@instance, Bluesky handle, …`. */
+  accounts: string;
+  /** `Mastodon instance, Bluesky PDS, …`. */
+  addresses: string;
+}
 
-export const ChannelDetail = Channel.extend({
-  statusReason: z.string().nullable().describe('Why the channel is INACTIVE, and how to fix it'),
-  connection: ChannelConnection,
-});
-export type ChannelDetail = z.infer<typeof ChannelDetail>;
+/** The channel with its connection, for these connectors. */
+export function channelDetailSchema<const K extends string>(connectors: ChannelConnectors<K>) {
+  const connection = z.object({
+    connector: z.enum(connectors.kinds).describe('Who publishes to this channel'),
+    account: z.string().nullable().describe(`The connected account (${connectors.accounts})`),
+    accountId: z.string().nullable(),
+    instance: z.string().nullable().describe(`The platform's address (${connectors.addresses})`),
+    profileUrl: z.string().nullable(),
+    connectedAt: Timestamp.nullable(),
+    credentials: z
+      .enum(['stored', 'environment', 'erased', 'none'])
+      .describe('stored: encrypted in the store; environment: read from a variable; erased: disconnected'),
+    lastError: z.string().nullable(),
+    lastErrorAt: Timestamp.nullable(),
+    lastPublishedAt: Timestamp.nullable(),
+    limits: ChannelLimits.describe("What the platform takes from this channel's posts"),
+  });
+  return Channel.extend({
+    statusReason: z.string().nullable().describe('Why the channel is INACTIVE, and how to fix it'),
+    connection,
+  });
+}

@@ -2,75 +2,84 @@
 import { z } from 'zod';
 import type { FieldErrors } from './errors.js';
 import { QUEUE_TIME_PATTERN } from './queue.js';
-import { CHANNEL_STATUSES, CHANNEL_TYPES, httpUrl, Timezone, text } from './schemas.js';
+import { CHANNEL_STATUSES, CHANNEL_TYPES, type ChannelType, httpUrl, Timezone, text } from './schemas.js';
 
 const QueueTime = z.string().regex(QUEUE_TIME_PATTERN).describe('Local time HH:MM, 24-hour');
 
+/** The connectors a workspace file's connection may name (the connector registry's), and their words. */
+export interface WorkspaceConnectors<K extends string> {
+  kinds: readonly [K, ...K[]];
+  /** The channel type each connects. */
+  channelTypes: Readonly<Record<K, ChannelType>>;
+  /** `Mastodon @name@instance, Bluesky handle, …`. */
+  accounts: string;
+  /** `Mastodon instance, Bluesky PDS, …`. */
+  addresses: string;
+}
+
 /**
- * A channel connected to an account whose secret the server reads from an environment variable (a
- * container's secret, say): the file holds the variable's name, never the secret. Not checked against
- * the platform at import (no network); a missing variable fails the channel's deliveries with a reason.
+ * The workspace file, for these connectors. A channel may be connected to an account whose secret the
+ * server reads from an environment variable (a container's secret, say): the file holds the variable's
+ * name, never the secret. Not checked against the platform at import (no network); a missing variable
+ * fails the channel's deliveries with a reason.
  */
-const Connection = z.strictObject({
-  connector: z.enum(['mastodon', 'bluesky', 'telegram']),
-  /** Mastodon `@name@instance`, Bluesky handle, Telegram `@channel` or chat id. */
-  account: text({ max: 255 }),
-  /** The platform's id of the account (Telegram: the chat id); default: `account`. */
-  accountId: text({ max: 255 }).optional(),
-  /** Mastodon instance, Bluesky PDS, or Telegram Bot API root. */
-  instance: httpUrl(1000),
-  secretEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'),
-});
+export function workspaceFileSchema<const K extends string>(connectors: WorkspaceConnectors<K>) {
+  const Connection = z.strictObject({
+    connector: z.enum(connectors.kinds),
+    account: text({ max: 255 }).describe(connectors.accounts),
+    /** The platform's id of the account (Telegram: the chat id); default: `account`. */
+    accountId: text({ max: 255 }).optional(),
+    instance: httpUrl(1000).describe(connectors.addresses),
+    secretEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'),
+  });
+  return z.strictObject({
+    brands: z
+      .array(
+        z.strictObject({
+          title: text({ max: 255 }),
+          description: text({ max: 2000 }).optional(),
+          timezone: Timezone,
+          queueTimes: z.array(QueueTime).min(1).max(96).optional(),
+          channels: z
+            .array(
+              z.strictObject({
+                name: text({ max: 255 }),
+                type: z.enum(CHANNEL_TYPES),
+                status: z.enum(CHANNEL_STATUSES).optional(),
+                connection: Connection.optional(),
+              }),
+            )
+            .optional(),
+          collections: z
+            .array(
+              z.strictObject({
+                title: text({ max: 255 }),
+                description: text({ max: 2000 }).optional(),
+                channels: z.array(text({ max: 255 })).optional(),
+              }),
+            )
+            .optional(),
+        }),
+      )
+      .optional(),
+    users: z
+      .array(
+        z.strictObject({
+          name: text({ max: 255 }),
+          timezone: Timezone,
+          apiKey: text({ min: 16, max: 512 }),
+          brands: z.array(text({ max: 255 })).optional(),
+        }),
+      )
+      .optional(),
+  });
+}
 
-const CONNECTOR_TYPES = { mastodon: 'Mastodon', bluesky: 'Bluesky', telegram: 'Telegram' } as const;
-
-export const WorkspaceFile = z.strictObject({
-  brands: z
-    .array(
-      z.strictObject({
-        title: text({ max: 255 }),
-        description: text({ max: 2000 }).optional(),
-        timezone: Timezone,
-        queueTimes: z.array(QueueTime).min(1).max(96).optional(),
-        channels: z
-          .array(
-            z.strictObject({
-              name: text({ max: 255 }),
-              type: z.enum(CHANNEL_TYPES),
-              status: z.enum(CHANNEL_STATUSES).optional(),
-              connection: Connection.optional(),
-            }),
-          )
-          .optional(),
-        collections: z
-          .array(
-            z.strictObject({
-              title: text({ max: 255 }),
-              description: text({ max: 2000 }).optional(),
-              channels: z.array(text({ max: 255 })).optional(),
-            }),
-          )
-          .optional(),
-      }),
-    )
-    .optional(),
-  users: z
-    .array(
-      z.strictObject({
-        name: text({ max: 255 }),
-        timezone: Timezone,
-        apiKey: text({ min: 16, max: 512 }),
-        brands: z.array(text({ max: 255 })).optional(),
-      }),
-    )
-    .optional(),
-});
-
-export type WorkspaceFile = z.infer<typeof WorkspaceFile>;
+export type WorkspaceFileOf<K extends string> = z.infer<ReturnType<typeof workspaceFileSchema<K>>>;
 
 /** A workspace as imported; the demo user alone may have no API key (it only acts locally). */
-export type Workspace = Omit<WorkspaceFile, 'users'> & {
-  users?: Array<Omit<NonNullable<WorkspaceFile['users']>[number], 'apiKey'> & { apiKey: string | null }>;
+export type WorkspaceOf<K extends string> = Omit<WorkspaceFileOf<K>, 'users'> & {
+  users?: Array<Omit<NonNullable<WorkspaceFileOf<K>['users']>[number], 'apiKey'> & { apiKey: string | null }>;
 };
 
 function duplicates(values: readonly string[]): number[] {
@@ -87,9 +96,10 @@ function duplicates(values: readonly string[]): number[] {
  * Rules across entries: natural keys unique, collections naming channels of their brand, users
  * naming known brands (`knownBrandTitles` holds those already in the store).
  */
-export function checkWorkspaceReferences(
-  workspace: Workspace,
+export function checkWorkspaceReferences<K extends string>(
+  workspace: WorkspaceOf<K>,
   knownBrandTitles: ReadonlySet<string>,
+  channelTypes: Readonly<Record<K, ChannelType>>,
 ): FieldErrors {
   const errors: FieldErrors = {};
   const add = (key: string, text: string) => {
@@ -109,10 +119,10 @@ export function checkWorkspaceReferences(
     }
     channels.forEach((channel, c) => {
       const connector = channel.connection?.connector;
-      if (connector && CONNECTOR_TYPES[connector] !== channel.type) {
+      if (connector && channelTypes[connector] !== channel.type) {
         add(
           `brands.${b}.channels.${c}.connection.connector`,
-          `The brands.${b}.channels.${c}.connection.connector ${connector} connects ${CONNECTOR_TYPES[connector]} channels, not ${channel.type}.`,
+          `The brands.${b}.channels.${c}.connection.connector ${connector} connects ${channelTypes[connector]} channels, not ${channel.type}.`,
         );
       }
     });

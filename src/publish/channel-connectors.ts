@@ -3,16 +3,15 @@
  * Telegram), or, for a channel without one, the configured default (the sandbox or the webhook). A
  * connector is opened on first use, with its secret unsealed only then, and kept while its connection is
  * unchanged; `connect` or a refreshed session changes the connection, and the next delivery opens it
- * anew. Each connector's code is loaded only when a channel of its platform publishes.
+ * anew. Each connector's code is loaded only when a channel of its platform publishes (its module's
+ * `load`, connectors/registry.ts). The media files a connector is handed and does not release are
+ * released when it closes (a downloaded file deleted).
  */
 import type { ConnectionRecord, Publisher, PublishOutcome, Store } from '../ports.js';
 import type { SecretBox } from '../store/secret-box.js';
-import {
-  type ConnectedKind,
-  type ConnectorContext,
-  IDEMPOTENT_PLATFORMS,
-  type OpenConnector,
-} from './connector.js';
+import type { ConnectorContext } from './connector.js';
+import { connectorModule, IDEMPOTENT_PLATFORMS, isConnectedKind } from './connectors/registry.js';
+import { heldMedia } from './media-loader.js';
 import type { ConnectorRouter } from './publishing-pass.js';
 
 /** The parts of a ConnectorContext that are the same for every connection. */
@@ -28,12 +27,6 @@ export interface ChannelConnectorsOptions {
   readEnv: (name: string) => string | undefined;
 }
 
-const OPENERS: Record<ConnectedKind, () => Promise<OpenConnector>> = {
-  mastodon: async () => (await import('./mastodon-connector.js')).openMastodon,
-  bluesky: async () => (await import('./bluesky-connector.js')).openBluesky,
-  telegram: async () => (await import('./telegram-connector.js')).openTelegram,
-};
-
 export class ChannelConnectors implements ConnectorRouter {
   private readonly open = new Map<number, { updatedAtMs: number; publisher: Publisher }>();
 
@@ -45,7 +38,7 @@ export class ChannelConnectors implements ConnectorRouter {
 
   async idempotent(channelId: number): Promise<boolean> {
     const connection = await this.options.store.connections.find(channelId);
-    return connection ? IDEMPOTENT_PLATFORMS[connection.kind] : this.options.fallback.idempotent;
+    return connection ? IDEMPOTENT_PLATFORMS[connection.kind] === true : this.options.fallback.idempotent;
   }
 
   /** The connector that sends to this channel now. */
@@ -68,6 +61,11 @@ export class ChannelConnectors implements ConnectorRouter {
   }
 
   private async openConnection(connection: ConnectionRecord): Promise<Publisher> {
+    if (!isConnectedKind(connection.kind)) {
+      // A connection made by a newer version of the program, sharing the store.
+      const reason = `This version of social-publisher-mcp has no ${connection.kind} connector: upgrade it, or run social-publisher-mcp connect to connect the channel again.`;
+      return unusable(connection.kind, reason);
+    }
     let secret: string;
     try {
       secret = this.secretOf(connection);
@@ -76,11 +74,13 @@ export class ChannelConnectors implements ConnectorRouter {
     }
     const { store, secrets, context } = this.options;
     const { channelId } = connection;
-    const open = await OPENERS[connection.kind]();
-    return open(
+    const open = await connectorModule(connection.kind).load();
+    const media = heldMedia(context.loadMedia);
+    const publisher = open(
       { ...connection, channelId, secret },
       {
         ...context,
+        loadMedia: media.loadMedia,
         saveSecret: async (changed) => {
           await store.connections.setSecret(channelId, secrets.seal(changed, channelId), context.clock.now());
           // The connector that saved it is current: it keeps the secret it has in memory.
@@ -90,6 +90,7 @@ export class ChannelConnectors implements ConnectorRouter {
         },
       },
     );
+    return withMediaReleased(publisher, media);
   }
 
   private secretOf(connection: ConnectionRecord): string {
@@ -108,6 +109,16 @@ export class ChannelConnectors implements ConnectorRouter {
     }
     return this.options.secrets.open(connection.sealedSecret, connection.channelId);
   }
+}
+
+/** The publisher, whose `close` also releases the media files it was handed and kept. */
+function withMediaReleased(publisher: Publisher, media: { releaseAll(): Promise<void> }): Publisher {
+  const close = publisher.close?.bind(publisher);
+  publisher.close = async () => {
+    await media.releaseAll();
+    await close?.();
+  };
+  return publisher;
 }
 
 /** A connection that cannot be used (no secret, an unreadable one): every send asks to reconnect. */

@@ -1,15 +1,24 @@
 /**
- * Reads a post's media for a connector that uploads it: a file uploaded to the brand (from the media
- * directory), or a public URL (downloaded with the same guards as an upload by URL: no private
- * addresses, at most 100 MB). The type is detected from the bytes, as for an upload.
+ * A post's media for a connector that uploads it, as a source read from disk, never whole in memory: a
+ * file uploaded to the brand is opened in the media directory (`fs.openAsBlob`: undici streams it as a
+ * multipart part, `slice` reads a range lazily); a public URL is downloaded (with the same guards as an
+ * upload by URL: no private addresses, at most 100 MB) to a temporary file, read the same way and
+ * deleted when the connector releases it. The type is detected from the first bytes, as for an upload.
  */
-import { readFile } from 'node:fs/promises';
+import { once } from 'node:events';
+import { createWriteStream, openAsBlob } from 'node:fs';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { finished } from 'node:stream/promises';
 import type { PlatformMedia } from '../domain/delivery.js';
-import type { MediaDownloader, MediaStore, Store } from '../ports.js';
+import type { MediaDownloader, MediaRecord, MediaStore, Store } from '../ports.js';
 import { detectType } from '../service/upload-media.js';
-import type { LoadedMedia } from './connector.js';
+import type { MediaSource } from './connector.js';
 
 const MAX_BYTES = 104_857_600;
+/** Enough leading bytes for the type sniffer. */
+const HEAD_BYTES = 4100;
 const EXTENSIONS: Record<string, string> = {
   'image/png': 'png',
   'image/jpeg': 'jpg',
@@ -18,31 +27,124 @@ const EXTENSIONS: Record<string, string> = {
   'application/pdf': 'pdf',
 };
 
+/** A source over a Blob (a file on disk, or bytes); `release` runs once, on the first call. */
+export function mediaFromBlob(
+  blob: Blob,
+  file: { type: string; name: string },
+  release: () => Promise<void> = async () => {},
+): MediaSource {
+  let released: Promise<void> | undefined;
+  return {
+    type: file.type,
+    name: file.name,
+    size: blob.size,
+    blob: async () => blob,
+    range: async (start, endExclusive) => new Uint8Array(await blob.slice(start, endExclusive).arrayBuffer()),
+    release: () => {
+      released ??= release();
+      return released;
+    },
+  };
+}
+
+/** A source over bytes already in memory (small files, tests). */
+export function mediaFromBytes(bytes: Uint8Array, type: string, name: string): MediaSource {
+  return mediaFromBlob(new Blob([bytes], { type }), { type, name });
+}
+
+type LoadMedia = (brandId: number, media: PlatformMedia) => Promise<MediaSource>;
+
+/**
+ * `loadMedia` that keeps what it handed out until released, and `releaseAll` for what was not: a
+ * connector's media are released when it closes (a downloaded file deleted), whatever it forgot.
+ */
+export function heldMedia(loadMedia: LoadMedia): { loadMedia: LoadMedia; releaseAll(): Promise<void> } {
+  const held = new Set<MediaSource>();
+  return {
+    loadMedia: async (brandId, element) => {
+      const source = await loadMedia(brandId, element);
+      held.add(source);
+      const { type, name, size } = source;
+      return {
+        type,
+        name,
+        size,
+        blob: () => source.blob(),
+        range: (start, endExclusive) => source.range(start, endExclusive),
+        release: async () => {
+          held.delete(source);
+          await source.release();
+        },
+      };
+    },
+    releaseAll: async () => {
+      const all = [...held];
+      held.clear();
+      await Promise.all(all.map((source) => source.release()));
+    },
+  };
+}
+
 export function mediaLoader(
   store: Store,
-  files: Pick<MediaStore, 'read'> | undefined,
+  files: Pick<MediaStore, 'read' | 'openBlob'> | undefined,
   downloader: MediaDownloader | undefined,
-) {
-  return async (brandId: number, media: PlatformMedia): Promise<LoadedMedia> => {
+): LoadMedia {
+  return async (brandId: number, media: PlatformMedia): Promise<MediaSource> => {
     if (media.id !== undefined) {
       const [record] = await store.findMedia(brandId, [media.id]);
       if (!record) throw new Error(`The media ${media.id} no longer exists.`);
-      // Under this process's media directory: another instance sharing it may mount it elsewhere.
-      const bytes = files ? await files.read(brandId, record.id) : await readFile(record.path);
-      return { bytes, type: record.type, name: `${record.id}.${EXTENSIONS[record.type] ?? 'bin'}` };
+      const name = `${record.id}.${EXTENSIONS[record.type] ?? 'bin'}`;
+      return mediaFromBlob(await storedBlob(record, files), { type: record.type, name });
     }
     if (!media.url || !downloader) throw new Error('The media element has neither an id nor a URL to read.');
-    const download = await downloader.open(media.url);
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    for await (const chunk of download.body) {
-      size += chunk.length;
-      if (size > MAX_BYTES) throw new Error(`The media at ${media.url} is larger than 100 MB.`);
-      chunks.push(chunk);
-    }
-    const bytes = Buffer.concat(chunks);
-    const type = (await detectType(bytes)) ?? 'application/octet-stream';
-    const last = new URL(media.url).pathname.split('/').pop() || 'media';
-    return { bytes, type, name: last.includes('.') ? last : `${last}.${EXTENSIONS[type] ?? 'bin'}` };
+    return download(media.url, downloader);
   };
+}
+
+/**
+ * An uploaded file, by brand and media id under this process's media directory (another instance
+ * sharing it may mount it elsewhere than the path stored with the media). A media store that cannot
+ * open a file as a Blob yet: the stored path when it holds the file, else its bytes, read whole.
+ */
+async function storedBlob(record: MediaRecord, files: Pick<MediaStore, 'read' | 'openBlob'> | undefined) {
+  if (files?.openBlob) return files.openBlob(record.brandId, record.id, record.type);
+  const onDisk = await stat(record.path).then(
+    (found) => found.isFile() && found.size === record.size,
+    () => false,
+  );
+  if (onDisk || !files) return openAsBlob(record.path, { type: record.type });
+  return new Blob([await files.read(record.brandId, record.id)], { type: record.type });
+}
+
+/** Downloads a URL to a temporary file, refusing more than 100 MB; the source deletes it on release. */
+async function download(url: string, downloader: MediaDownloader): Promise<MediaSource> {
+  const opened = await downloader.open(url);
+  const directory = await mkdtemp(join(tmpdir(), 'social-publisher-media-'));
+  const remove = () => rm(directory, { recursive: true, force: true });
+  try {
+    const path = join(directory, 'download');
+    const out = createWriteStream(path);
+    const head: Uint8Array[] = [];
+    let size = 0;
+    try {
+      for await (const chunk of opened.body) {
+        size += chunk.length;
+        if (size > MAX_BYTES) throw new Error(`The media at ${url} is larger than 100 MB.`);
+        if (size - chunk.length < HEAD_BYTES) head.push(chunk);
+        if (!out.write(chunk)) await once(out, 'drain');
+      }
+    } finally {
+      out.end();
+      await finished(out).catch(() => undefined);
+    }
+    const type =
+      (await detectType(Buffer.concat(head).subarray(0, HEAD_BYTES))) ?? 'application/octet-stream';
+    const last = new URL(url).pathname.split('/').pop() || 'media';
+    const name = last.includes('.') ? last : `${last}.${EXTENSIONS[type] ?? 'bin'}`;
+    return mediaFromBlob(await openAsBlob(path, { type }), { type, name }, remove);
+  } catch (error) {
+    await remove();
+    throw error;
+  }
 }

@@ -16,11 +16,17 @@ export interface PlatformAnswer {
   json: unknown;
 }
 
-/** No answer came. `sent` is false only when the request certainly never reached the platform. */
+/**
+ * No answer came. `sent` is false only when the request certainly never reached the platform;
+ * `timedOut` when the deadline ended it; `status` when the platform answered with a status but its
+ * body could not be read.
+ */
 export class PlatformUnreachable extends Error {
   constructor(
     message: string,
     readonly sent: boolean,
+    readonly timedOut = false,
+    readonly status?: number,
   ) {
     super(message);
     this.name = 'PlatformUnreachable';
@@ -39,6 +45,8 @@ export interface PlatformRequest {
   limitBytes?: number;
   /** Strings never to repeat in an error message (a token inside the URL). */
   secrets?: readonly string[];
+  /** What replaces a secret in an error message. Default `<secret>`. */
+  secretMask?: string;
 }
 
 /** Connection errors that happen before any byte of the request is written. */
@@ -71,7 +79,7 @@ export async function callPlatform(url: string, options: PlatformRequest): Promi
     text = await readLimited(response.body, options.limitBytes ?? 1024 * 1024);
   } catch (error) {
     // The platform answered with a status: the request arrived, whatever became of the body.
-    throw unreachable(error, signal.aborted, options, true);
+    throw unreachable(error, signal.aborted, options, response.statusCode);
   }
   let json: unknown;
   try {
@@ -84,22 +92,26 @@ export async function callPlatform(url: string, options: PlatformRequest): Promi
 
 function unreachable(
   error: unknown,
-  timedOut: boolean,
+  aborted: boolean,
   options: PlatformRequest,
-  answered = false,
+  status?: number,
 ): PlatformUnreachable {
   const code = errorCode(error);
-  const sent = answered || !(code !== undefined && NOT_SENT.has(code));
+  const sent = status !== undefined || !(code !== undefined && NOT_SENT.has(code));
+  const timedOut = aborted || code?.endsWith('_TIMEOUT') === true;
   let detail: string;
-  if (timedOut || code?.endsWith('_TIMEOUT')) detail = `no answer within ${options.timeoutMs} ms`;
+  if (timedOut) detail = `no answer within ${options.timeoutMs} ms`;
   else {
     const message = error instanceof Error ? error.message : String(error);
     detail = code && !message.includes(code) ? `${code}: ${message}` : message || code || 'unknown error';
   }
-  for (const secret of options.secrets ?? []) {
-    if (secret) detail = detail.replaceAll(secret, '<secret>');
-  }
-  return new PlatformUnreachable(detail, sent);
+  detail = hideSecrets(detail, options.secrets ?? [], options.secretMask);
+  return new PlatformUnreachable(detail, sent, timedOut, status);
+}
+
+/** `text` with each secret replaced by `mask`: reasons and logs never carry one. */
+export function hideSecrets(text: string, secrets: readonly string[], mask = '<secret>'): string {
+  return secrets.reduce((out, secret) => (secret ? out.replaceAll(secret, mask) : out), text);
 }
 
 export function errorCode(error: unknown): string | undefined {
@@ -132,27 +144,38 @@ export function retryAfterMs(
   headers: Record<string, string | string[] | undefined>,
   nowMs: number,
 ): number | undefined {
-  const first = (name: string) => {
-    const value = headers[name];
-    return (Array.isArray(value) ? value[0] : value)?.trim() || undefined;
-  };
+  const first = (name: string) => headerValue(headers, name);
   const retryAfter = first('retry-after');
   if (retryAfter !== undefined) {
     if (/^\d+$/.test(retryAfter)) return Number(retryAfter) * 1000;
     const at = Date.parse(retryAfter);
     if (!Number.isNaN(at)) return Math.max(0, at - nowMs);
   }
-  const reset = first('x-ratelimit-reset') ?? first('ratelimit-reset');
-  if (reset !== undefined) {
-    if (/^\d+$/.test(reset)) {
-      // Unix seconds (Bluesky); a small number is the IETF draft's seconds from now.
-      const seconds = Number(reset);
-      return seconds < 1_000_000_000 ? seconds * 1000 : Math.max(0, seconds * 1000 - nowMs);
-    }
-    const at = Date.parse(reset);
-    if (!Number.isNaN(at)) return Math.max(0, at - nowMs);
+  const reset = resetAtMs(first('x-ratelimit-reset') ?? first('ratelimit-reset'), nowMs);
+  return reset === undefined ? undefined : Math.max(0, reset - nowMs);
+}
+
+/**
+ * When a rate limit's window ends (UTC ms), from a reset header: an ISO or HTTP date (Mastodon), unix
+ * seconds (Bluesky), or, below 1,000,000,000, the IETF draft's seconds from now.
+ */
+export function resetAtMs(value: string | undefined, nowMs: number): number | undefined {
+  if (value === undefined) return undefined;
+  if (/^\d+$/.test(value)) {
+    const seconds = Number(value);
+    return seconds < 1_000_000_000 ? nowMs + seconds * 1000 : seconds * 1000;
   }
-  return undefined;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : at;
+}
+
+/** The first value of a header, trimmed; undefined when absent or empty. */
+export function headerValue(
+  headers: Record<string, string | string[] | undefined>,
+  name: string,
+): string | undefined {
+  const value = headers[name];
+  return (Array.isArray(value) ? value[0] : value)?.trim() || undefined;
 }
 
 /** One line of at most `limit` characters of what a platform said, for a reason shown to the user. */

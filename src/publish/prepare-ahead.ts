@@ -9,12 +9,12 @@
  */
 import { planDelivery } from '../domain/platform-rules.js';
 import type {
+  CheckOutcome,
   ClaimedJob,
   DeliveryJob,
   PostRecord,
   PrepareOutcome,
   Publisher,
-  StepOutcome,
 } from '../ports.js';
 import { contentKey } from '../service/publishing.js';
 import { crashed, handBack, type JobContext, recordJob } from './job-context.js';
@@ -76,7 +76,7 @@ export class PrepareAhead {
     const { job } = claimed;
     const post = job.postId === null ? undefined : await store.posts.get(job.postId);
     const { content: preparedFor, ...state } = job.state as { content?: string };
-    let outcome: PrepareOutcome | StepOutcome;
+    let outcome: PrepareOutcome | CheckOutcome;
     let publisher: Publisher | undefined;
     const found = post && (await this.channelsOf(post)).find(({ channel }) => channel.id === job.channelId);
     if (!post || (post.status !== 'scheduled' && post.status !== 'queued') || !found) {

@@ -7,6 +7,7 @@
  */
 import { TIMESTAMP_END_MS } from '../domain/timestamps.js';
 import type {
+  CheckOutcome,
   ClaimedJob,
   ConfirmOutcome,
   DeliveryJob,
@@ -15,7 +16,6 @@ import type {
   NewJob,
   PostRecord,
   Publisher,
-  StepOutcome,
   Store,
 } from '../ports.js';
 import { settlePost } from '../service/publishing.js';
@@ -37,7 +37,7 @@ export async function runSend(
   const { job, delivery } = claimed;
   const post = delivery && (await context.postOf(delivery.postId));
   let publisher: Publisher | undefined;
-  let outcome: StepOutcome | ConfirmOutcome;
+  let outcome: CheckOutcome | ConfirmOutcome;
   if (!post || !delivery?.content) {
     outcome = { ok: false, reason: 'The post of this delivery no longer exists.' };
   } else {
@@ -85,7 +85,7 @@ function runStep(
   publisher: Publisher,
   job: JobRecord,
   step: DeliveryJob,
-): Promise<StepOutcome | ConfirmOutcome> {
+): Promise<CheckOutcome | ConfirmOutcome> {
   switch (job.step) {
     case 'check':
       return publisher.check
@@ -111,7 +111,7 @@ interface StepRecord {
   job: JobRecord;
   delivery: DeliveryRecord | undefined;
   post: PostRecord | undefined;
-  outcome: StepOutcome | ConfirmOutcome;
+  outcome: CheckOutcome | ConfirmOutcome;
   idempotent: boolean;
   canConfirm: boolean;
 }
@@ -127,6 +127,19 @@ async function recordStep(
   const deliveryId = job.deliveryId!;
   const about = post ?? { id: delivery?.postId ?? 0, brandId: 0 };
   const channel = { id: deliveryId, channelName: delivery?.channelName ?? `channel ${job.channelId}` };
+  if (outcome.ok === 'prepared') {
+    // What the commit needs is ready now (a video the platform finished processing): commit it now.
+    const reason = 'Ready to publish.';
+    const dueAtMs = nowMs;
+    const mine = await tx.jobs.reschedule(job.id, owner, {
+      dueAtMs,
+      reason,
+      step: 'commit',
+      state: outcome.state,
+      countAttempt: false,
+    });
+    return { mine, ok: true, waiting: true, events: [], outcome: reason };
+  }
   if (outcome.ok === 'absent') {
     // Read back after an unknown outcome: it is not there, so sending it again cannot make a duplicate.
     const reason = 'The platform does not have the post whose answer was lost: sending it again.';
@@ -250,7 +263,7 @@ async function learnLimit(
   context: JobContext,
   tx: Store,
   channelId: number,
-  outcome: StepOutcome | ConfirmOutcome,
+  outcome: CheckOutcome | ConfirmOutcome,
   nowMs: number,
 ): Promise<void> {
   const limit =

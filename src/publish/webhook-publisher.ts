@@ -7,10 +7,24 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Agent, type Dispatcher, request } from 'undici';
+import { Agent } from 'undici';
 import { logInfo } from '../logger.js';
-import type { CommentJob, DeliveryJob, Publisher, PublishingEventSink, PublishOutcome } from '../ports.js';
-import { errorCode, readLimited, summarise } from './platform-http.js';
+import type {
+  CommentJob,
+  DeliveryJob,
+  Publisher,
+  PublishingEventSink,
+  PublishOutcome,
+  RateLimitState,
+} from '../ports.js';
+import { classifyHttpFailure, type PlatformHooks, rateLimitOf } from './connectors/http.js';
+import {
+  callPlatform,
+  type PlatformAnswer,
+  PlatformUnreachable,
+  retryAfterMs,
+  summarise,
+} from './platform-http.js';
 import { sendRetrying } from './publishing-events.js';
 
 export interface WebhookPublisherOptions {
@@ -67,12 +81,13 @@ export function verifySignature(
 }
 
 type AttemptResult =
-  | { kind: 'ok'; externalId: string | null }
+  | { kind: 'ok'; externalId: string | null; limit?: RateLimitState | undefined }
   | { kind: 'retry' | 'final'; detail: string; said?: string; retryAfterMs?: number | null };
 
-const ERROR_BODY_LIMIT = 4096;
-const SUCCESS_BODY_LIMIT = 64 * 1024;
+const BODY_LIMIT = 64 * 1024;
 const SAID_LIMIT = 200;
+/** The webhook's part of the shared classification: only the kinds are read, the receiver's words quoted. */
+const WEBHOOK_HOOKS: PlatformHooks = { name: 'The webhook' };
 
 export class WebhookPublisher implements Publisher {
   readonly name = 'webhook';
@@ -142,7 +157,9 @@ export class WebhookPublisher implements Publisher {
   ): Promise<PublishOutcome> {
     for (let attempt = 1; ; attempt++) {
       const result = await this.attempt(event, idempotencyKey, fields, attempt);
-      if (result.kind === 'ok') return { ok: true, externalId: result.externalId };
+      if (result.kind === 'ok') {
+        return { ok: true, externalId: result.externalId, ...(result.limit ? { limit: result.limit } : {}) };
+      }
       if (result.kind === 'final' || attempt >= this.maxAttempts) {
         const attempts = `${attempt} attempt${attempt === 1 ? '' : 's'}`;
         const said = result.said ? ` It said: ${result.said}` : '';
@@ -172,13 +189,11 @@ export class WebhookPublisher implements Publisher {
     const now = new Date();
     const timestamp = String(Math.floor(now.getTime() / 1000));
     const body = JSON.stringify({ event, ...fields, attempt, sentAt: now.toISOString() });
-    const signal = AbortSignal.timeout(this.timeoutMs);
-    let response: Dispatcher.ResponseData;
+    let answer: PlatformAnswer;
     try {
-      response = await request(this.url, {
+      answer = await callPlatform(this.url, {
         method: 'POST',
         dispatcher: this.agent,
-        signal,
         body,
         headers: {
           'content-type': 'application/json',
@@ -188,21 +203,41 @@ export class WebhookPublisher implements Publisher {
           'x-social-publisher-timestamp': timestamp,
           'x-social-publisher-signature': signPayload(this.secret, timestamp, body),
         },
+        timeoutMs: this.timeoutMs,
+        limitBytes: BODY_LIMIT,
+        // Webhook URLs often carry a token in their path or query.
+        secrets: [this.url],
+        secretMask: '<webhook url>',
       });
     } catch (error) {
-      return { kind: 'retry', detail: this.describeError(error, signal.aborted) };
-    }
-    const { statusCode, headers } = response;
-    if (statusCode >= 200 && statusCode < 300) {
+      if (!(error instanceof PlatformUnreachable)) throw error;
       // The receiver has accepted the job: an unreadable answer must not make us send it again.
-      const text = await readLimited(response.body, SUCCESS_BODY_LIMIT).catch(() => '');
-      return { kind: 'ok', externalId: externalIdOf(text) };
+      if (error.status !== undefined && error.status >= 200 && error.status < 300) {
+        return { kind: 'ok', externalId: null };
+      }
+      return {
+        kind: 'retry',
+        detail: error.timedOut ? `timed out (${error.message})` : `could not be reached (${error.message})`,
+      };
     }
-    const said =
-      summarise(await readLimited(response.body, ERROR_BODY_LIMIT).catch(() => ''), SAID_LIMIT) || undefined;
-    const detail = `answered ${statusCode} ${STATUS_CODES[statusCode] ?? ''}`.trimEnd();
-    if (statusCode === 408 || statusCode === 429 || statusCode >= 500) {
-      return { kind: 'retry', detail, said, retryAfterMs: this.retryAfter(headers['retry-after']) };
+    const { status, headers } = answer;
+    const nowMs = Date.now();
+    if (status >= 200 && status < 300) {
+      return { kind: 'ok', externalId: externalIdOf(answer.text), limit: rateLimitOf(headers, nowMs) };
+    }
+    const said = summarise(answer.text, SAID_LIMIT) || undefined;
+    const detail = `answered ${status} ${STATUS_CODES[status] ?? ''}`.trimEnd();
+    const { kind } = classifyHttpFailure(answer, WEBHOOK_HOOKS, {
+      what: event,
+      address: '<webhook url>',
+      account: 'the receiver',
+      nowMs,
+      secrets: [this.url],
+    });
+    if (kind === 'transient' || kind === 'rate_limited') {
+      const wait = retryAfterMs(headers, nowMs);
+      const retryAfter = wait === undefined ? null : Math.min(this.maxDelayMs, Math.round(wait));
+      return { kind: 'retry', detail, said, retryAfterMs: retryAfter };
     }
     return { kind: 'final', detail, said };
   }
@@ -211,23 +246,6 @@ export class WebhookPublisher implements Publisher {
     const ceiling = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** (attempt - 1));
     // Half fixed so that waits still grow, half random so that jobs failing together spread out.
     return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
-  }
-
-  /** Retry-After in seconds or as an HTTP date, capped at maxDelayMs; null when absent or unreadable. */
-  private retryAfter(value: string | string[] | undefined): number | null {
-    const text = (Array.isArray(value) ? value[0] : value)?.trim();
-    if (!text) return null;
-    const ms = /^\d+$/.test(text) ? Number(text) * 1000 : Date.parse(text) - Date.now();
-    return Number.isNaN(ms) ? null : Math.min(this.maxDelayMs, Math.max(0, Math.round(ms)));
-  }
-
-  private describeError(error: unknown, timedOut: boolean): string {
-    const code = errorCode(error);
-    if (timedOut || code?.endsWith('_TIMEOUT')) return `timed out (no answer within ${this.timeoutMs} ms)`;
-    const message = error instanceof Error ? error.message : String(error);
-    // Webhook URLs often carry a token in their path or query.
-    const detail = (message || code || 'unknown error').replaceAll(this.url, '<webhook url>');
-    return `could not be reached (${code && !detail.includes(code) ? `${code}: ${detail}` : detail})`;
   }
 }
 

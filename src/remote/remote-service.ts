@@ -6,11 +6,7 @@
  */
 import { openAsBlob } from 'node:fs';
 import { FormData } from 'undici';
-import {
-  type ChannelDetail,
-  ChannelDetail as ChannelDetailSchema,
-  ChannelRequest,
-} from '../domain/channel-detail.js';
+import { ChannelRequest } from '../domain/channel-detail.js';
 import {
   type CreatedPost,
   CreatedPost as CreatedPostSchema,
@@ -43,6 +39,7 @@ import {
   User as UserSchema,
 } from '../domain/schemas.js';
 import type { MediaDownloader, TransferOptions } from '../ports.js';
+import { type ChannelDetail, ChannelDetail as ChannelDetailSchema } from '../publish/connectors/schemas.js';
 import type { Page, PublishingService } from '../service/publishing-service.js';
 import { openMediaSource } from '../service/upload-media.js';
 import { splitPathIds, validatePathOnly } from './path-ids.js';

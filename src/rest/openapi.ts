@@ -1,6 +1,5 @@
 /** The OpenAPI document of the REST API, generated from the same zod schemas the service validates with. */
 import { z } from 'zod';
-import { ChannelDetail } from '../domain/channel-detail.js';
 import {
   CreatedPost,
   CreatePostRequest,
@@ -12,6 +11,7 @@ import {
   UpdatePostRequest,
 } from '../domain/post-schemas.js';
 import { Brand, Channel, Collection, Media, Pagination, User } from '../domain/schemas.js';
+import { ChannelDetail } from '../publish/connectors/schemas.js';
 
 type Json = Record<string, unknown>;
 

@@ -4,11 +4,12 @@
  * channel of the brand: found again by its account when it was connected before (a reconnect), else
  * created, ACTIVE, with its secret sealed to it.
  */
-import { type Capabilities, type ConnectorKind, PLATFORM_CAPABILITIES } from '../domain/capabilities.js';
-import type { ChannelDetail } from '../domain/channel-detail.js';
+import { type Capabilities, PLATFORM_CAPABILITIES } from '../domain/capabilities.js';
 import type { ChannelType } from '../domain/schemas.js';
 import { formatTimestamp } from '../domain/time.js';
 import type { ChannelRecord, Clock, ConnectionUpsert, Store } from '../ports.js';
+import type { DefaultPublisher } from '../publish/connectors/registry.js';
+import type { ChannelDetail } from '../publish/connectors/schemas.js';
 import type { SecretBox } from '../store/secret-box.js';
 import { presentChannel } from './resources.js';
 
@@ -117,7 +118,7 @@ const timestampOrNull = (ms: number | null) => (ms === null ? null : formatTimes
 export async function presentChannelDetail(
   store: Store,
   channel: ChannelRecord,
-  defaultConnector: Extract<ConnectorKind, 'sandbox' | 'webhook'>,
+  defaultConnector: DefaultPublisher,
 ): Promise<ChannelDetail> {
   const [connection, activity] = await Promise.all([
     store.connections.find(channel.id),

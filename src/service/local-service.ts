@@ -3,7 +3,7 @@
  * collections are here; every other operation's module (with its schemas) is loaded on its first use,
  * so that a server starts without loading what it has not been asked for.
  */
-import type { ChannelDetail } from '../domain/channel-detail.js';
+
 import { NotFoundError } from '../domain/errors.js';
 import type { CreatedPost, DeletedPost, Post, Queue } from '../domain/post-schemas.js';
 import {
@@ -26,6 +26,7 @@ import type {
   TransferOptions,
   UserRecord,
 } from '../ports.js';
+import type { ChannelDetail } from '../publish/connectors/schemas.js';
 import { readPage } from './pagination.js';
 import type { Page, StagedUpload, StreamingPublishingService } from './publishing-service.js';
 import { presentBrand, presentChannel, presentCollection, presentUser } from './resources.js';

@@ -4,10 +4,11 @@
  * suite runs on both. Requests are `unknown`: each implementation validates (or has its server
  * validate) with the domain schemas and throws the typed errors of `domain/errors.ts`.
  */
-import type { ChannelDetail } from '../domain/channel-detail.js';
+
 import type { CreatedPost, DeletedPost, Post, Queue } from '../domain/post-schemas.js';
 import type { Brand, Channel, Collection, Media, User } from '../domain/schemas.js';
 import type { TransferOptions } from '../ports.js';
+import type { ChannelDetail } from '../publish/connectors/schemas.js';
 
 /** Page position of a list result; adapters add `nextPageUrl` and `prevPageUrl`. */
 export interface PageInfo {

@@ -7,8 +7,10 @@ import { ValidationError } from '../domain/errors.js';
 import { DEFAULT_QUEUE_TIMES, normalizeQueueTimes } from '../domain/queue.js';
 import { CHANNEL_TYPES, type ChannelType } from '../domain/schemas.js';
 import { validate } from '../domain/validation.js';
-import { checkWorkspaceReferences, type Workspace, WorkspaceFile } from '../domain/workspace.js';
+import { checkWorkspaceReferences } from '../domain/workspace.js';
 import type { Clock, Store } from '../ports.js';
+import { CONNECTED_PLATFORMS, connectorModule } from '../publish/connectors/registry.js';
+import { type Workspace, WorkspaceFile } from '../publish/connectors/schemas.js';
 import { hashApiKey } from './acting-user.js';
 
 export interface ImportedIds {
@@ -38,7 +40,7 @@ export async function importWorkspace(
     for (const title of (workspace.users ?? []).flatMap((user) => user.brands ?? [])) {
       if ((await tx.findBrandIdByTitle(title)) !== undefined) brandTitles.add(title);
     }
-    const errors = checkWorkspaceReferences(workspace, brandTitles);
+    const errors = checkWorkspaceReferences(workspace, brandTitles, CONNECTED_PLATFORMS);
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
 
     const nowMs = clock.now();
@@ -72,7 +74,7 @@ export async function importWorkspace(
               accountId,
               endpoint: connection.instance.replace(/\/+$/, ''),
               profileUrl: null,
-              settings: connection.connector === 'telegram' ? { chatId: accountId } : {},
+              settings: connectorModule(connection.connector).importedSettings?.(accountId) ?? {},
               capabilities: PLATFORM_CAPABILITIES[channel.type],
               sealedSecret: null,
               secretEnv: connection.secretEnv,

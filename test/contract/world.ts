@@ -2,7 +2,7 @@
  * What every implementation's `open()` must provide to the contract suite (see service-contract.ts),
  * and the types the contract files share.
  */
-import type { Workspace } from '../../src/domain/workspace.js';
+import type { Workspace } from '../../src/publish/connectors/schemas.js';
 import type { PublishingService } from '../../src/service/publishing-service.js';
 
 /** 2026-11-21 12:00:00 UTC, a Saturday: 07:00 EST in New York, 21:00 in Tokyo. */

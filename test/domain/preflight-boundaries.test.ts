@@ -16,9 +16,9 @@ import {
   preflightChannel,
 } from '../../src/domain/preflight.js';
 import type { ChannelType } from '../../src/domain/schemas.js';
-import { capabilitiesOfBluesky } from '../../src/publish/bluesky-connector.js';
-import { capabilitiesOfMastodon } from '../../src/publish/mastodon-connector.js';
-import { capabilitiesOfTelegram } from '../../src/publish/telegram-connector.js';
+import { capabilitiesOfBluesky } from '../../src/publish/connectors/bluesky/bluesky-connector.js';
+import { capabilitiesOfMastodon } from '../../src/publish/connectors/mastodon/mastodon-connector.js';
+import { capabilitiesOfTelegram } from '../../src/publish/connectors/telegram/telegram-connector.js';
 
 const LINK = `https://northwind.example/${'roast/'.repeat(10)}`;
 const FAMILY = '👨‍👩‍👧'; // one grapheme, five code points, eight UTF-16 units, 18 bytes

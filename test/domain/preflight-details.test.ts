@@ -12,9 +12,9 @@ import { platformText } from '../../src/domain/platform-rules.js';
 import type { PostPayload } from '../../src/domain/post-schemas.js';
 import { type MediaFacts, type PreflightChannel, preflightChannel } from '../../src/domain/preflight.js';
 import type { ChannelType } from '../../src/domain/schemas.js';
-import { capabilitiesOfBluesky } from '../../src/publish/bluesky-connector.js';
-import { capabilitiesOfMastodon } from '../../src/publish/mastodon-connector.js';
-import { capabilitiesOfTelegram } from '../../src/publish/telegram-connector.js';
+import { capabilitiesOfBluesky } from '../../src/publish/connectors/bluesky/bluesky-connector.js';
+import { capabilitiesOfMastodon } from '../../src/publish/connectors/mastodon/mastodon-connector.js';
+import { capabilitiesOfTelegram } from '../../src/publish/connectors/telegram/telegram-connector.js';
 
 const MB = 1_048_576;
 const post = (extra: Partial<PostPayload>): PostPayload => ({ publishMode: 'IMMEDIATE', ...extra });

@@ -5,7 +5,7 @@
  */
 import type { CompleteRequest } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Workspace } from '../../src/domain/workspace.js';
+import type { Workspace } from '../../src/publish/connectors/schemas.js';
 import { type McpHarness, openMcpHarness } from './harness.js';
 
 const ADA = 'user-a-key-0123456789';

@@ -13,10 +13,10 @@ import {
   type ElicitResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { Workspace } from '../../src/domain/workspace.js';
 import type { InFlightCalls } from '../../src/mcp/in-flight.js';
 import type { PublishingEventFeed } from '../../src/mcp/logging.js';
 import { createMcpServer } from '../../src/mcp/server.js';
+import type { Workspace } from '../../src/publish/connectors/schemas.js';
 import { authenticate, canSeeBrand, resolveLocalUser } from '../../src/service/acting-user.js';
 import { openTestRuntime, type TestRuntime } from '../support/local.js';
 

@@ -8,9 +8,19 @@ import { AtpAgent } from '@atproto/api';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { PlatformContent } from '../../src/domain/delivery.js';
 import type { CommentJob, DeliveryJob, Publisher } from '../../src/ports.js';
-import { capabilitiesOfBluesky, openBluesky, verifyBluesky } from '../../src/publish/bluesky-connector.js';
-import { blueskyRecordKey, parseAtUri, recordKeyTimeMs } from '../../src/publish/bluesky-post.js';
-import type { ConnectorContext, LoadedMedia, VerifiedConnection } from '../../src/publish/connector.js';
+import type { ConnectorContext, MediaSource, VerifiedConnection } from '../../src/publish/connector.js';
+import {
+  BLUESKY_PREPARE_LEAD_MS,
+  capabilitiesOfBluesky,
+  openBluesky,
+  verifyBluesky,
+} from '../../src/publish/connectors/bluesky/bluesky-connector.js';
+import {
+  blueskyRecordKey,
+  parseAtUri,
+  recordKeyTimeMs,
+} from '../../src/publish/connectors/bluesky/bluesky-post.js';
+import { mediaFromBytes } from '../../src/publish/media-loader.js';
 import { pngBytes } from '../contract/media-files.js';
 import { startPds, type TestPds } from '../support/bluesky-pds.js';
 import { startXrpcServer, type XrpcServer } from '../support/bluesky-xrpc-server.js';
@@ -26,14 +36,11 @@ function jpegBytes(width = 4, height = 3): Buffer {
   return Buffer.from([0xff, 0xd8, ...sof, ...components, 0xff, 0xd9]);
 }
 
-const FILES = new Map<string, LoadedMedia>([
-  ['png', { bytes: pngBytes(7), type: 'image/png', name: 'med_png.png' }],
-  ['jpeg', { bytes: jpegBytes(), type: 'image/jpeg', name: 'med_jpeg.jpg' }],
-  [
-    'huge',
-    { bytes: Buffer.concat([pngBytes(1), Buffer.alloc(2_000_001)]), type: 'image/png', name: 'huge.png' },
-  ],
-  ['video', { bytes: Buffer.alloc(64), type: 'video/mp4', name: 'clip.mp4' }],
+const FILES = new Map<string, MediaSource>([
+  ['png', mediaFromBytes(pngBytes(7), 'image/png', 'med_png.png')],
+  ['jpeg', mediaFromBytes(jpegBytes(), 'image/jpeg', 'med_jpeg.jpg')],
+  ['huge', mediaFromBytes(Buffer.concat([pngBytes(1), Buffer.alloc(2_000_001)]), 'image/png', 'huge.png')],
+  ['video', mediaFromBytes(Buffer.alloc(64), 'video/mp4', 'clip.mp4')],
 ]);
 
 function testContext(overrides: Partial<ConnectorContext> = {}) {
@@ -233,8 +240,8 @@ describe('the Bluesky connector against a real PDS', () => {
       'image/jpeg',
     ]);
     expect(embed.images.map((image) => (image.image as { size: number }).size)).toEqual([
-      FILES.get('png')!.bytes.length,
-      FILES.get('jpeg')!.bytes.length,
+      FILES.get('png')!.size,
+      FILES.get('jpeg')!.size,
     ]);
     expect(embed.images.map((image) => image.aspectRatio)).toEqual([
       { width: 1, height: 1 },
@@ -280,6 +287,50 @@ describe('the Bluesky connector against a real PDS', () => {
     expect(again).toEqual(first);
     expect(afterCrash).toEqual(first);
     expect(await countPosts()).toBe(count);
+  });
+
+  it('prepares the images ahead: the commit references the uploaded blobs and reads no media', async () => {
+    const { publisher } = open(verified);
+    expect(publisher.prepareLeadMs).toBe(BLUESKY_PREPARE_LEAD_MS);
+    const job = deliveryJob({ caption: 'Prepared', alt: 'Cups', media: [{ id: 'png' }, { id: 'jpeg' }] });
+    const prepared = await publisher.prepare!(job);
+    expect(prepared).toMatchObject({ ok: 'prepared', expiresAtMs: NOW + 5 * 60_000 });
+    if (prepared.ok !== 'prepared') throw new Error(JSON.stringify(prepared));
+    // What the store keeps is JSON: the commit may run in another process.
+    const state = JSON.parse(JSON.stringify(prepared.state));
+    const refs = (state.images as { image: { ref: { $link: string } } }[]).map((i) => i.image.ref.$link);
+    expect(refs).toHaveLength(2);
+
+    let loads = 0;
+    const committer = open(verified, verified.secret, {
+      loadMedia: async () => {
+        loads++;
+        throw new Error('the commit must not read media');
+      },
+    }).publisher;
+    const outcome = await committer.deliver({ ...job, state });
+    if (outcome.ok !== true) throw new Error(JSON.stringify(outcome));
+    expect(loads).toBe(0);
+    const { value } = await readRecord(outcome.externalId!);
+    const images = (value.embed as { images: { image: { ref: { toString(): string } }; alt: string }[] })
+      .images;
+    expect(images.map((image) => image.image.ref.toString())).toEqual(refs);
+    expect(images.map((image) => image.alt)).toEqual(['Cups', 'Cups']);
+  });
+
+  it('refuses in prepare what it would refuse in the commit, uploading nothing', async () => {
+    const { publisher } = open(verified);
+    const prepared = await publisher.prepare!(deliveryJob({ caption: 'x'.repeat(301) }));
+    expect(prepared).toMatchObject({ ok: false, kind: 'refused' });
+  });
+
+  it('confirms a commit whose answer was lost: absent before it, sent (with its id) after', async () => {
+    const { publisher } = open(verified);
+    const job = deliveryJob({ caption: 'Was it published?' });
+    expect(await publisher.confirm!(job)).toEqual({ ok: 'absent' });
+    const sent = await publisher.deliver(job);
+    expect(sent.ok).toBe(true);
+    expect(await open(verified).publisher.confirm!(job)).toEqual(sent);
   });
 
   it('replies to the post, once, with root and parent pointing at it', async () => {
@@ -418,7 +469,7 @@ describe('the Bluesky connector against a real PDS', () => {
     expect(huge).toEqual({
       ok: false,
       kind: 'refused',
-      reason: `huge.png is ${FILES.get('huge')!.bytes.length} bytes; Bluesky takes images of at most 2000000 bytes (2 MB).`,
+      reason: `huge.png is ${FILES.get('huge')!.size} bytes; Bluesky takes images of at most 2000000 bytes (2 MB).`,
     });
     const video = await publisher.deliver(deliveryJob({ caption: 'Clip', media: [{ id: 'video' }] }));
     expect(video).toMatchObject({ ok: false, kind: 'refused' });

@@ -9,9 +9,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/domain/errors.js';
 import type { DeliveryJob } from '../../src/ports.js';
-import { capabilitiesOfBluesky, openBluesky } from '../../src/publish/bluesky-connector.js';
-import { checkImage } from '../../src/publish/bluesky-post.js';
-import type { ConnectorContext, LoadedMedia } from '../../src/publish/connector.js';
+import type { ConnectorContext, MediaSource } from '../../src/publish/connector.js';
+import {
+  capabilitiesOfBluesky,
+  openBluesky,
+} from '../../src/publish/connectors/bluesky/bluesky-connector.js';
+import { checkImage } from '../../src/publish/connectors/bluesky/bluesky-post.js';
+import { mediaFromBytes } from '../../src/publish/media-loader.js';
 import { startXrpcServer, type XrpcServer } from '../support/bluesky-xrpc-server.js';
 
 const NOW = Date.UTC(2026, 10, 25, 12, 0, 0);
@@ -21,11 +25,11 @@ const SESSION = {
   did: 'did:plc:alice',
   handle: 'alice.test',
 };
-const PNG: LoadedMedia = {
-  bytes: Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 13, 10, 26, 10]),
-  type: 'image/png',
-  name: 'a.png',
-};
+const PNG: MediaSource = mediaFromBytes(
+  Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 13, 10, 26, 10]),
+  'image/png',
+  'a.png',
+);
 
 const servers: XrpcServer[] = [];
 afterEach(async () => {
@@ -177,11 +181,7 @@ describe('Bluesky failure kinds', () => {
 });
 
 describe('Bluesky image checks', () => {
-  const file = (type: string, size: number): LoadedMedia => ({
-    bytes: new Uint8Array(size),
-    type,
-    name: 'f',
-  });
+  const file = (type: string, size: number): MediaSource => mediaFromBytes(new Uint8Array(size), type, 'f');
 
   it('takes an image of exactly 2,000,000 bytes, not one byte more', () => {
     expect(() => checkImage(file('image/png', 2_000_000))).not.toThrow();

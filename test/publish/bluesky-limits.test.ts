@@ -9,9 +9,10 @@
 import { AtpAgent } from '@atproto/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MediaFacts } from '../../src/domain/preflight.js';
-import { openBluesky, verifyBluesky } from '../../src/publish/bluesky-connector.js';
-import { parseAtUri } from '../../src/publish/bluesky-post.js';
-import type { ConnectorContext, LoadedMedia } from '../../src/publish/connector.js';
+import type { ConnectorContext, MediaSource } from '../../src/publish/connector.js';
+import { openBluesky, verifyBluesky } from '../../src/publish/connectors/bluesky/bluesky-connector.js';
+import { parseAtUri } from '../../src/publish/connectors/bluesky/bluesky-post.js';
+import { mediaFromBytes } from '../../src/publish/media-loader.js';
 import { pngBytes } from '../contract/media-files.js';
 import { startPds, type TestPds } from '../support/bluesky-pds.js';
 import {
@@ -25,12 +26,10 @@ const LINK = `https://northwind.example/${'roast/'.repeat(10)}`;
 const FAMILY = '👨‍👩‍👧'; // one grapheme of 18 bytes
 const a = (count: number) => 'a'.repeat(count);
 const IDS = ['i1', 'i2', 'i3', 'i4', 'i5'];
-const FILES = new Map<string, LoadedMedia>(
-  IDS.map((id, index) => [id, { bytes: pngBytes(index), type: 'image/png', name: `${id}.png` }]),
+const FILES = new Map<string, MediaSource>(
+  IDS.map((id, index) => [id, mediaFromBytes(pngBytes(index), 'image/png', `${id}.png`)]),
 );
-const MEDIA: MediaFacts = new Map(
-  IDS.map((id) => [id, { type: 'image/png', size: FILES.get(id)!.bytes.length }]),
-);
+const MEDIA: MediaFacts = new Map(IDS.map((id) => [id, { type: 'image/png', size: FILES.get(id)!.size }]));
 const images = (count: number) => IDS.slice(0, count).map((id) => ({ id }));
 const ROASTS = {
   question: 'Which roast?',

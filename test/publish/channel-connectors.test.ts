@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { ChannelConnectors } from '../../src/publish/channel-connectors.js';
-import { IDEMPOTENT_PLATFORMS } from '../../src/publish/connector.js';
+import { IDEMPOTENT_PLATFORMS } from '../../src/publish/connectors/registry.js';
 import { mediaLoader } from '../../src/publish/media-loader.js';
 import { SandboxPublisher } from '../../src/publish/sandbox-publisher.js';
 import { Scheduler } from '../../src/publish/scheduler.js';
@@ -188,7 +188,7 @@ it('knows which connectors deduplicate without opening them, as each connector s
   expect(opened.name).toBe('mastodon');
   expect(await connectors.idempotent(channelId)).toBe(opened.idempotent);
   expect(IDEMPOTENT_PLATFORMS.mastodon).toBe(true);
-  const { openTelegram } = await import('../../src/publish/telegram-connector.js');
+  const { openTelegram } = await import('../../src/publish/connectors/telegram/telegram-connector.js');
   const telegram = openTelegram(
     {
       kind: 'telegram',

@@ -3,7 +3,8 @@
  * test/support/bluesky-xrpc-server.ts (a real PDS cannot be made to fail on cue; bluesky-connector.test.ts
  * covers what only a real one shows).
  */
-import { openBluesky, verifyBluesky } from '../../src/publish/bluesky-connector.js';
+import { verifyBluesky } from '../../src/publish/connectors/bluesky/bluesky-account.js';
+import { openBluesky } from '../../src/publish/connectors/bluesky/bluesky-connector.js';
 import { startXrpcServer } from '../support/bluesky-xrpc-server.js';
 import {
   type ContractWorld,

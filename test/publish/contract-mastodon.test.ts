@@ -1,5 +1,6 @@
 /** The connector contract (test/support/connector-contract.ts) for Mastodon, on its loopback stand-in. */
-import { openMastodon, verifyMastodon } from '../../src/publish/mastodon-connector.js';
+import { verifyMastodon } from '../../src/publish/connectors/mastodon/mastodon-account.js';
+import { openMastodon } from '../../src/publish/connectors/mastodon/mastodon-connector.js';
 import {
   type ContractWorld,
   connectorContract,

@@ -1,5 +1,6 @@
 /** The connector contract (test/support/connector-contract.ts) for Telegram, on its Bot API stand-in. */
-import { openTelegram, verifyTelegram } from '../../src/publish/telegram-connector.js';
+import { verifyTelegram } from '../../src/publish/connectors/telegram/telegram-account.js';
+import { openTelegram } from '../../src/publish/connectors/telegram/telegram-connector.js';
 import {
   type ContractWorld,
   connectorContract,

@@ -9,21 +9,25 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ChannelLimits } from '../../src/domain/channel-detail.js';
 import { NotFoundError, ValidationError } from '../../src/domain/errors.js';
 import type { DeliveryJob, Publisher } from '../../src/ports.js';
-import { capabilitiesOfBluesky } from '../../src/publish/bluesky-connector.js';
-import type { ConnectorContext, LoadedMedia } from '../../src/publish/connector.js';
+import type { ConnectorContext, MediaSource } from '../../src/publish/connector.js';
+import { capabilitiesOfBluesky } from '../../src/publish/connectors/bluesky/bluesky-connector.js';
 import {
   capabilitiesOfMastodon,
   openMastodon,
   verifyMastodon,
-} from '../../src/publish/mastodon-connector.js';
+} from '../../src/publish/connectors/mastodon/mastodon-connector.js';
+import {
+  capabilitiesOfTelegram,
+  classifyTelegramFailure,
+} from '../../src/publish/connectors/telegram/telegram-connector.js';
+import { BotRefusal, UnreadableAnswer } from '../../src/publish/connectors/telegram/telegram-messages.js';
+import { mediaFromBytes } from '../../src/publish/media-loader.js';
 import {
   callPlatform,
   errorCode,
   PlatformUnreachable,
   retryAfterMs,
 } from '../../src/publish/platform-http.js';
-import { capabilitiesOfTelegram, classifyTelegramFailure } from '../../src/publish/telegram-connector.js';
-import { BotRefusal, UnreadableAnswer } from '../../src/publish/telegram-messages.js';
 import { type FakePlatform, startFakePlatform } from '../support/fake-platform/kit.js';
 import { type MastodonServer, startMastodonServer } from '../support/mastodon-server.js';
 
@@ -198,11 +202,11 @@ describe('classifyTelegramFailure', () => {
 });
 
 describe('Mastodon failures', () => {
-  const PNG: LoadedMedia = {
-    bytes: Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 13, 10, 26, 10]),
-    type: 'image/png',
-    name: 'a.png',
-  };
+  const PNG: MediaSource = mediaFromBytes(
+    Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 13, 10, 26, 10]),
+    'image/png',
+    'a.png',
+  );
   let mastodon: MastodonServer;
   let logged: string[];
 
@@ -266,6 +270,8 @@ describe('Mastodon failures', () => {
       kind: 'rate_limited',
       reason: expect.stringMatching(/^Mastodon is rate limiting @publisher@127\.0\.0\.1 \(/),
       retryAfterMs: 40_000,
+      // The account's rate limit, from the answer's X-RateLimit-Remaining and X-RateLimit-Reset.
+      limit: { remaining: 0, resetAtMs: expect.any(Number) },
     });
   });
 

@@ -1,21 +1,27 @@
 /** The Mastodon connector and sign-in against the loopback Mastodon stand-in. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PlatformContent } from '../../src/domain/delivery.js';
-import { type DeliveryJob, type Publisher, type StepOutcome, systemClock } from '../../src/ports.js';
-import type { ConnectorContext, LoadedMedia, VerifiedConnection } from '../../src/publish/connector.js';
+import {
+  type CheckOutcome,
+  type DeliveryJob,
+  type Publisher,
+  type StepOutcome,
+  systemClock,
+} from '../../src/ports.js';
+import type { ConnectorContext, MediaSource, VerifiedConnection } from '../../src/publish/connector.js';
 import {
   capabilitiesOfMastodon,
   mastodonOrigin,
   mastodonStatusText,
   openMastodon,
   verifyMastodon,
-} from '../../src/publish/mastodon-connector.js';
+} from '../../src/publish/connectors/mastodon/mastodon-connector.js';
 import {
-  authorizeUrl,
-  exchangeCode,
+  MASTODON_SCOPES,
+  mastodonOAuth,
   OOB_REDIRECT_URI,
-  registerApp,
-} from '../../src/publish/mastodon-oauth.js';
+} from '../../src/publish/connectors/mastodon/mastodon-oauth.js';
+import { mediaFromBytes } from '../../src/publish/media-loader.js';
 import { FakeClock } from '../support/fake-clock.js';
 import {
   type MastodonServer,
@@ -25,12 +31,13 @@ import {
 
 const PNG = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]);
 const MP4 = Uint8Array.from([0, 0, 0, 0x18, 0x66, 0x74, 0x79, 0x70, 0x6d, 0x70, 0x34, 0x32]);
-const FILES: Record<string, LoadedMedia> = {
-  a: { bytes: PNG, type: 'image/png', name: 'a.png' },
-  b: { bytes: PNG, type: 'image/png', name: 'b.png' },
-  v: { bytes: MP4, type: 'video/mp4', name: 'v.mp4' },
+const FILES: Record<string, MediaSource> = {
+  a: mediaFromBytes(PNG, 'image/png', 'a.png'),
+  b: mediaFromBytes(PNG, 'image/png', 'b.png'),
+  v: mediaFromBytes(MP4, 'video/mp4', 'v.mp4'),
 };
 
+const HTTP = { userAgent: 'social-publisher-mcp/test', timeoutMs: 5_000 };
 let server: MastodonServer;
 let opened: Publisher[] = [];
 let jobs = 0;
@@ -209,10 +216,12 @@ describe('deliver', () => {
     expect(text).toBe('Read https://example.com/roast today');
   });
 
-  it('waits while Mastodon processes a video, then attaches it', async () => {
+  it('does not wait while Mastodon processes a video: pending, then check attaches it', async () => {
     await start({ videoProcessingPolls: 1 });
     const publisher = await connect();
-    const outcome = await publisher.deliver(job({ caption: 'Roasting, live', media: [{ id: 'v' }] }));
+    const delivery = job({ caption: 'Roasting, live', media: [{ id: 'v' }] });
+    let outcome: CheckOutcome = await publisher.deliver(delivery);
+    while (outcome.ok === 'pending') outcome = await publisher.check!({ ...delivery, state: outcome.state });
     expect(outcome.ok).toBe(true);
     expect(sends('/api/v1/media/:id')).toBe(2);
     expect(server.statuses[0]!.mediaIds).toHaveLength(1);
@@ -379,8 +388,15 @@ describe('comment', () => {
 describe('signing in (OAuth)', () => {
   it('registers, sends the user to approve, and trades the code for a working token', async () => {
     const redirectUri = 'http://127.0.0.1:53682/callback';
-    const app = await registerApp({ instance: server.url, redirectUri });
-    const page = authorizeUrl(app, server.url, redirectUri, 'state-123');
+    const endpoint = server.url;
+    const app = await mastodonOAuth.registerClient!({ endpoint, redirectUri, ...HTTP });
+    const page = mastodonOAuth.authorizationUrl({
+      endpoint,
+      clientId: app.clientId,
+      redirectUri,
+      state: 'state-123',
+      scopes: MASTODON_SCOPES,
+    });
     expect(new URL(page).searchParams.get('scope')).toBe('read:accounts write:statuses write:media');
 
     const response = await fetch(page, { redirect: 'manual' });
@@ -390,13 +406,15 @@ describe('signing in (OAuth)', () => {
     expect(back.searchParams.get('state')).toBe('state-123');
     const code = back.searchParams.get('code')!;
 
-    const token = await exchangeCode({ instance: server.url, app, code, redirectUri });
-    const verified = await verifyMastodon({ instance: server.url, token });
+    const tokens = await mastodonOAuth.exchangeCode({ endpoint, ...app, code, redirectUri, ...HTTP });
+    expect(tokens).not.toHaveProperty('refreshToken');
+    expect(mastodonOAuth.refresh).toBeUndefined();
+    const verified = await verifyMastodon({ instance: server.url, token: tokens.accessToken });
     expect(verified.account).toBe('@publisher@127.0.0.1');
 
-    const reused = await exchangeCode({ instance: server.url, app, code, redirectUri }).catch(
-      (e: Error) => e,
-    );
+    const reused = await mastodonOAuth
+      .exchangeCode({ endpoint, ...app, code, redirectUri, ...HTTP })
+      .catch((e: Error) => e);
     expect(reused).toBeInstanceOf(Error);
     expect((reused as Error).message).toContain('invalid_grant');
     expect((reused as Error).message).not.toContain(code);
@@ -404,17 +422,22 @@ describe('signing in (OAuth)', () => {
   });
 
   it('shows the code on the page for the out-of-band redirect', async () => {
-    const app = await registerApp({ instance: server.url, redirectUri: OOB_REDIRECT_URI });
-    const html = await (await fetch(authorizeUrl(app, server.url, OOB_REDIRECT_URI, 's'))).text();
+    const endpoint = server.url;
+    const redirectUri = mastodonOAuth.pasteRedirectUri!;
+    expect(redirectUri).toBe(OOB_REDIRECT_URI);
+    const app = await mastodonOAuth.registerClient!({ endpoint, redirectUri, ...HTTP });
+    const page = mastodonOAuth.authorizationUrl({
+      endpoint,
+      clientId: app.clientId,
+      redirectUri,
+      state: 's',
+      scopes: mastodonOAuth.scopes,
+    });
+    const html = await (await fetch(page)).text();
     const code = /class="oauth-code"[^>]*value="([^"]+)"/.exec(html)?.[1];
     expect(code).toBeDefined();
-    const token = await exchangeCode({
-      instance: server.url,
-      app,
-      code: code!,
-      redirectUri: OOB_REDIRECT_URI,
-    });
-    const publisher = await connect({}, token);
+    const tokens = await mastodonOAuth.exchangeCode({ endpoint, ...app, code: code!, redirectUri, ...HTTP });
+    const publisher = await connect({}, tokens.accessToken);
     expect((await publisher.deliver(job({ caption: 'Signed in' }))).ok).toBe(true);
   });
 });

@@ -9,9 +9,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MediaFacts } from '../../src/domain/preflight.js';
 import { systemClock } from '../../src/ports.js';
-import type { ConnectorContext, LoadedMedia } from '../../src/publish/connector.js';
-import { openMastodon, verifyMastodon } from '../../src/publish/mastodon-connector.js';
-import { openTelegram, verifyTelegram } from '../../src/publish/telegram-connector.js';
+import type { ConnectorContext, MediaSource } from '../../src/publish/connector.js';
+import { openMastodon, verifyMastodon } from '../../src/publish/connectors/mastodon/mastodon-connector.js';
+import { openTelegram, verifyTelegram } from '../../src/publish/connectors/telegram/telegram-connector.js';
+import { mediaFromBytes } from '../../src/publish/media-loader.js';
 import {
   type ConnectedChannel,
   connectedChannel,
@@ -30,7 +31,7 @@ const PNG = Buffer.concat([
   Buffer.from([0, 0, 2, 128, 0, 0, 1, 224]),
   Buffer.alloc(40),
 ]);
-const IMAGE: LoadedMedia = { bytes: PNG, type: 'image/png', name: 'beans.png' };
+const IMAGE: MediaSource = mediaFromBytes(PNG, 'image/png', 'beans.png');
 const MEDIA: MediaFacts = new Map([['img', { type: 'image/png', size: PNG.length }]]);
 
 const closers: Array<() => Promise<void>> = [];

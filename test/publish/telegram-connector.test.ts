@@ -1,12 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PlatformContent, PlatformMedia } from '../../src/domain/delivery.js';
 import type { CommentJob, DeliveryJob, PollCloseJob, Publisher } from '../../src/ports.js';
-import type { ConnectorContext, LoadedMedia, VerifiedConnection } from '../../src/publish/connector.js';
+import type { ConnectorContext, MediaSource, VerifiedConnection } from '../../src/publish/connector.js';
 import {
   capabilitiesOfTelegram,
   openTelegram,
   verifyTelegram,
-} from '../../src/publish/telegram-connector.js';
+} from '../../src/publish/connectors/telegram/telegram-connector.js';
+import { mediaFromBytes } from '../../src/publish/media-loader.js';
 import { FakeClock } from '../support/fake-clock.js';
 import {
   CHANNEL,
@@ -29,13 +30,13 @@ function png(width = 640, height = 480, padTo = 64): Uint8Array {
   return bytes;
 }
 
-const FILES: Record<string, LoadedMedia> = {
-  photo1: { bytes: png(), type: 'image/png', name: 'photo1.png' },
-  photo2: { bytes: png(800, 600, 100), type: 'image/jpeg', name: 'photo2.jpg' },
-  video1: { bytes: Buffer.alloc(2048, 1), type: 'video/mp4', name: 'video1.mp4' },
-  pdf1: { bytes: Buffer.from('%PDF-1.7\n%âãÏÓ\n1 0 obj\n'), type: 'application/pdf', name: 'menu.pdf' },
-  panorama: { bytes: png(10_001, 200), type: 'image/png', name: 'panorama.png' },
-  huge: { bytes: png(640, 480, 10 * 1024 * 1024 + 1), type: 'image/png', name: 'huge.png' },
+const FILES: Record<string, MediaSource> = {
+  photo1: mediaFromBytes(png(), 'image/png', 'photo1.png'),
+  photo2: mediaFromBytes(png(800, 600, 100), 'image/jpeg', 'photo2.jpg'),
+  video1: mediaFromBytes(Buffer.alloc(2048, 1), 'video/mp4', 'video1.mp4'),
+  pdf1: mediaFromBytes(Buffer.from('%PDF-1.7\n%âãÏÓ\n1 0 obj\n'), 'application/pdf', 'menu.pdf'),
+  panorama: mediaFromBytes(png(10_001, 200), 'image/png', 'panorama.png'),
+  huge: mediaFromBytes(png(640, 480, 10 * 1024 * 1024 + 1), 'image/png', 'huge.png'),
 };
 
 const servers: TelegramServer[] = [];
@@ -244,7 +245,7 @@ describe('the Telegram publisher', () => {
       method: 'sendPhoto',
       kind: 'photo',
       caption: `Beans\n${LINK}`,
-      file: { name: 'photo1.png', type: 'image/png', size: FILES.photo1!.bytes.length },
+      file: { name: 'photo1.png', type: 'image/png', size: FILES.photo1!.size },
     });
   });
 
@@ -266,7 +267,7 @@ describe('the Telegram publisher', () => {
         method: 'sendDocument',
         kind: 'document',
         caption: undefined,
-        file: { name: 'menu.pdf', type: 'application/pdf', size: FILES.pdf1!.bytes.length },
+        file: { name: 'menu.pdf', type: 'application/pdf', size: FILES.pdf1!.size },
       },
     ]);
   });

@@ -1,4 +1,6 @@
-import { ChannelDetail, ChannelRequest } from '../../domain/channel-detail.js';
+import { ChannelRequest } from '../../domain/channel-detail.js';
+import { CONNECTED_KINDS } from '../../publish/connectors/registry.js';
+import { ChannelDetail } from '../../publish/connectors/schemas.js';
 import { defineTool } from '../tool.js';
 
 export const getChannel = defineTool({
@@ -6,7 +8,7 @@ export const getChannel = defineTool({
   title: 'Get channel',
   toolset: 'workspace',
   description: [
-    'Returns one channel with its connection (mastodon, bluesky, telegram, or the sandbox/webhook default): account,',
+    `Returns one channel with its connection (${CONNECTED_KINDS.join(', ')}, or the sandbox/webhook default): account,`,
     'why it is INACTIVE, last error, last publication, and its platform limits. Call it when a delivery failed or a',
     'channel is INACTIVE; accounts are connected on the command line (social-publisher-mcp connect), never here.',
   ].join(' '),

@@ -6,9 +6,9 @@
  * connector (bluesky-connector.ts) adds what needs the PDS: facets, uploaded images, reply references.
  */
 import { createHash } from 'node:crypto';
-import { BLUESKY_TEXT_BYTES } from '../domain/capabilities.js';
-import { textLength } from '../domain/preflight.js';
-import type { LoadedMedia } from './connector.js';
+import { BLUESKY_TEXT_BYTES } from '../../../domain/capabilities.js';
+import { textLength } from '../../../domain/preflight.js';
+import type { MediaSource } from '../../connector.js';
 
 /** Bluesky's limits (lexicons app.bsky.feed.post and app.bsky.embed.images). */
 export const BLUESKY_TEXT_GRAPHEMES = 300;
@@ -40,16 +40,16 @@ export function checkText(text: string, what: string): void {
 }
 
 /** Throws Refused for a file Bluesky would not embed as an image. */
-export function checkImage(file: LoadedMedia): void {
+export function checkImage(file: Pick<MediaSource, 'type' | 'name' | 'size'>): void {
   if (!BLUESKY_IMAGE_TYPES.includes(file.type)) {
     const video = file.type.startsWith('video/')
       ? ' (video goes through Bluesky’s separate video service, which this connector does not support)'
       : '';
     throw new Refused(`Bluesky takes PNG and JPEG images; ${file.name} is ${file.type}${video}.`);
   }
-  if (file.bytes.length > BLUESKY_MAX_IMAGE_BYTES) {
+  if (file.size > BLUESKY_MAX_IMAGE_BYTES) {
     throw new Refused(
-      `${file.name} is ${file.bytes.length} bytes; Bluesky takes images of at most ${BLUESKY_MAX_IMAGE_BYTES} bytes (2 MB).`,
+      `${file.name} is ${file.size} bytes; Bluesky takes images of at most ${BLUESKY_MAX_IMAGE_BYTES} bytes (2 MB).`,
     );
   }
 }

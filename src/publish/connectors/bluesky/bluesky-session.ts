@@ -9,7 +9,7 @@
  * loads it.
  */
 import type { AtpAgent } from '@atproto/api';
-import type { ConnectionDetails, ConnectorContext } from './connector.js';
+import type { ConnectionDetails, ConnectorContext } from '../../connector.js';
 
 export const APP_PASSWORD_ADVICE = 'make an app password at Settings → Privacy and security → App passwords';
 

@@ -17,10 +17,10 @@
  * - alt and title: not sent (Telegram photos have no alt text and messages no title).
  */
 import { type Dispatcher, FormData } from 'undici';
-import type { PlatformContent } from '../domain/delivery.js';
-import { telegramPollDescription, telegramText } from '../domain/platform-rules.js';
-import type { LoadedMedia } from './connector.js';
-import { callPlatform, summarise } from './platform-http.js';
+import type { PlatformContent } from '../../../domain/delivery.js';
+import { telegramPollDescription, telegramText } from '../../../domain/platform-rules.js';
+import type { MediaSource } from '../../connector.js';
+import { callPlatform, type PlatformAnswer, summarise } from '../../platform-http.js';
 
 /** Bot uploads: photos up to 10 MB, any other file up to 50 MB (Bot API, "Sending files"). */
 export const PHOTO_UPLOAD_BYTES = 10 * 1024 * 1024;
@@ -34,7 +34,7 @@ const PHOTO_TYPES = new Set(['image/png', 'image/jpeg']);
 export interface BotRequest {
   method: string;
   fields: Record<string, unknown>;
-  files: { part: string; media: LoadedMedia }[];
+  files: { part: string; media: MediaSource }[];
 }
 
 export type MediaKind = 'photo' | 'video' | 'document';
@@ -45,10 +45,10 @@ export function mediaKind(type: string): MediaKind {
 }
 
 /** Why Telegram will not take this file from a bot (too large), or undefined when it will. */
-export function uploadRefusal(media: LoadedMedia): string | undefined {
+export function uploadRefusal(media: Pick<MediaSource, 'type' | 'name' | 'size'>): string | undefined {
   const limit = mediaKind(media.type) === 'photo' ? PHOTO_UPLOAD_BYTES : FILE_UPLOAD_BYTES;
-  if (media.bytes.length <= limit) return undefined;
-  const megabytes = Math.ceil((media.bytes.length / 1024 / 1024) * 10) / 10;
+  if (media.size <= limit) return undefined;
+  const megabytes = Math.ceil((media.size / 1024 / 1024) * 10) / 10;
   return `${media.name} is ${megabytes} MB: Telegram takes at most ${limit / 1024 / 1024} MB of it from a bot.`;
 }
 
@@ -56,7 +56,7 @@ export function uploadRefusal(media: LoadedMedia): string | undefined {
 export function messageRequest(
   chatId: number | string,
   content: PlatformContent,
-  media: readonly LoadedMedia[],
+  media: readonly MediaSource[],
 ): BotRequest {
   const text = telegramText(content);
   const [first] = media;
@@ -119,11 +119,14 @@ export function stopPollRequest(chatId: number | string, messageId: number): Bot
   return { method: 'stopPoll', fields: { chat_id: chatId, message_id: messageId }, files: [] };
 }
 
-/** JSON without files; multipart with them (objects as JSON text, as the Bot API reads every part). */
-export function requestBody(request: BotRequest): {
+/**
+ * JSON without files; multipart with them (objects as JSON text, as the Bot API reads every part), each
+ * file streamed from disk as the request is sent.
+ */
+export async function requestBody(request: BotRequest): Promise<{
   body: string | FormData;
   headers: Record<string, string>;
-} {
+}> {
   if (request.files.length === 0) {
     return { body: JSON.stringify(request.fields), headers: { 'content-type': 'application/json' } };
   }
@@ -132,7 +135,7 @@ export function requestBody(request: BotRequest): {
     form.append(name, typeof value === 'string' ? value : JSON.stringify(value));
   }
   for (const { part, media } of request.files) {
-    form.append(part, new Blob([media.bytes], { type: media.type }), media.name);
+    form.append(part, await media.blob(), media.name);
   }
   return { body: form, headers: {} };
 }
@@ -164,15 +167,23 @@ export function messageUrl(
   return null;
 }
 
-/** Telegram's answer to a call that did not succeed: `{ ok: false, error_code, description, parameters }`. */
+/**
+ * Telegram's answer to a call that did not succeed: `{ ok: false, error_code, description, parameters }`.
+ * `answer` is what the shared classification (connectors/http.ts) reads.
+ */
 export class BotRefusal extends Error {
+  readonly answer: PlatformAnswer;
+
   constructor(
     readonly status: number,
     readonly headers: Record<string, string | string[] | undefined>,
     readonly description: string,
     readonly parameters: { retry_after?: unknown; migrate_to_chat_id?: unknown },
+    answer?: PlatformAnswer,
   ) {
     super(description);
+    const json = { ok: false, error_code: status, description, parameters };
+    this.answer = answer ?? { status, headers, text: JSON.stringify(json), json };
   }
 }
 
@@ -192,7 +203,7 @@ export interface BotCall {
  * UnreadableAnswer or a PlatformUnreachable (whose message never has the token).
  */
 export async function callBot(call: BotCall, request: BotRequest): Promise<unknown> {
-  const { body, headers } = requestBody(request);
+  const { body, headers } = await requestBody(request);
   const answer = await callPlatform(`${call.apiRoot}/bot${call.token}/${request.method}`, {
     method: 'POST',
     headers: { ...headers, accept: 'application/json', 'user-agent': call.userAgent },
@@ -212,5 +223,11 @@ export async function callBot(call: BotCall, request: BotRequest): Promise<unkno
   if (success) throw new UnreadableAnswer(summarise(answer.text));
   const description = typeof json.description === 'string' ? json.description : summarise(answer.text);
   const parameters = typeof json.parameters === 'object' && json.parameters !== null ? json.parameters : {};
-  throw new BotRefusal(answer.status, answer.headers, description || `HTTP ${answer.status}`, parameters);
+  throw new BotRefusal(
+    answer.status,
+    answer.headers,
+    description || `HTTP ${answer.status}`,
+    parameters,
+    answer,
+  );
 }

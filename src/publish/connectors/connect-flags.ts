@@ -1,0 +1,102 @@
+/**
+ * The `connect` command's flags and usage lines, derived from the registry: each module's own flags
+ * (its address, its account, the variable holding its secret), the ones every platform takes, and
+ * `--paste-code` for the platforms with an OAuth sign-in. Read by the config and `--help` before
+ * anything else loads: plain data, no imports but the registry.
+ */
+import type { ConnectFlag, ConnectorModule } from './module.js';
+import { CONNECTOR_MODULES } from './registry.js';
+
+/** Taken by every `connect` (and `channel` by `disconnect`). */
+export const SHARED_CONNECT_FLAGS = ['brand', 'collection', 'name'] as const;
+
+/** The OAuth platforms' flag: the code is pasted instead of received on a loopback redirect. */
+export const PASTE_CODE_FLAG = 'paste-code';
+
+const OAUTH_MODULES = CONNECTOR_MODULES.filter((module) => module.oauth !== undefined);
+
+/** The flag of a role (the endpoint, the account, the secret), if the module has one. */
+export function flagOf(module: Pick<ConnectorModule, 'connect'>, role: ConnectFlag['role']) {
+  return module.connect.flags.find((flag) => flag.role === role);
+}
+
+const unique = (names: readonly string[]) => [...new Set(names)];
+const ownFlags = (roles: readonly ConnectFlag['role'][]) =>
+  CONNECTOR_MODULES.flatMap((module) =>
+    module.connect.flags.filter((flag) => roles.includes(flag.role)).map((flag) => flag.name),
+  );
+
+/**
+ * Every flag of `connect` and `disconnect`: the brand, each platform's address and account flags, the
+ * secret flags, then the collection, the channel, the name and the OAuth switch.
+ */
+export const CONNECT_FLAGS: readonly string[] = unique([
+  'brand',
+  ...ownFlags(['endpoint', 'account']),
+  ...ownFlags(['secret']),
+  'collection',
+  'channel',
+  'name',
+  ...(OAUTH_MODULES.length > 0 ? [PASTE_CODE_FLAG] : []),
+]);
+
+/** node:util parseArgs options of those flags. */
+export const CONNECT_OPTIONS: Readonly<
+  Record<string, { type: 'string'; multiple?: true } | { type: 'boolean' }>
+> = Object.fromEntries(
+  CONNECT_FLAGS.map((name) => {
+    if (name === PASTE_CODE_FLAG) return [name, { type: 'boolean' }];
+    return [name, name === 'collection' ? { type: 'string', multiple: true } : { type: 'string' }];
+  }),
+);
+
+/** Whether `connect <module>` takes the flag. */
+export function takesFlag(module: ConnectorModule, flag: string): boolean {
+  if ((SHARED_CONNECT_FLAGS as readonly string[]).includes(flag)) return true;
+  if (flag === PASTE_CODE_FLAG) return module.oauth !== undefined;
+  return module.connect.flags.some((own) => own.name === flag);
+}
+
+const INDENT = ' '.repeat(29);
+const WIDTH = 107;
+
+/** Words of `text` in lines of at most WIDTH characters, each after the help's indent. */
+function wrap(text: string): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    const next = line ? `${line} ${word}` : `${INDENT}${word}`;
+    if (next.length > WIDTH && line) {
+      lines.push(line);
+      line = `${INDENT}${word}`;
+    } else line = next;
+  }
+  if (line) lines.push(line);
+  return lines;
+}
+
+/** The usage line of one platform's `connect`; `pad` aligns the platforms' names. */
+function usageLine(module: ConnectorModule, pad: number): string {
+  const flags = module.connect.flags.map((flag) => {
+    const shown = `--${flag.name} ${flag.value}`;
+    return flag.required ? shown : `[${shown}]`;
+  });
+  return `  social-publisher-mcp connect ${module.kind.padEnd(pad)} --brand B ${flags.join(' ')} [--collection C]...`;
+}
+
+/** What `--help` says of `connect`: one line per platform, then what they share. */
+export function connectUsage(): string {
+  const pad = Math.max(...CONNECTOR_MODULES.map((module) => module.kind.length));
+  const oauth = OAUTH_MODULES.map((module) => module.displayName).join(' or ');
+  const also = [
+    "Also: --name NAME (the channel's name)",
+    ...(oauth ? [`--${PASTE_CODE_FLAG} (${oauth} sign-in without a browser redirect to this machine)`] : []),
+  ].join(', ');
+  return [
+    ...CONNECTOR_MODULES.map((module) => usageLine(module, pad)),
+    ...wrap(
+      'verify an account and connect it as a channel of the brand (prints the channel as JSON); without --*-env the secret is asked for on the terminal, unechoed.',
+    ),
+    ...wrap(also),
+  ].join('\n');
+}

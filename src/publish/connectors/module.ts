@@ -1,0 +1,157 @@
+/**
+ * What a connector module tells the rest of the program about its platform (style.md rule 13): one
+ * descriptor per folder (`connectors/<platform>/index.ts`), listed once in registry.ts, from which the
+ * kinds, the `connect` flags and usage, the workspace file's connections, get_channel's wording and the
+ * docs check are derived. A descriptor is plain data and lazy loaders: it is read before the program
+ * has loaded anything (the command line is parsed with it), so it imports nothing but types, and its
+ * platform's code loads only when a channel of that platform publishes or connects.
+ */
+import type { ChannelType } from '../../domain/schemas.js';
+import type { OpenConnector, VerifiedConnection } from '../connector.js';
+
+/** A flag of `connect <platform>` beyond the ones every platform takes (--brand, --collection, --name). */
+export interface ConnectFlag {
+  /** Without the dashes: `instance`. */
+  readonly name: string;
+  /**
+   * What it gives: the platform's address (`endpoint`), the account (`account`), or the name of the
+   * environment variable that holds the secret (`secret`: the value is a secret, the flag is not).
+   */
+  readonly role: 'endpoint' | 'account' | 'secret';
+  /** Its value's placeholder in the usage line: `URL`, `H`, `VAR`. */
+  readonly value: string;
+  /** Without it the command stops and says so (an endpoint with a `fallback` is never required). */
+  readonly required?: boolean;
+  /** The value when it is not given: the platform's public address. */
+  readonly fallback?: string;
+  /** What it is for, in a sentence of the help. */
+  readonly help: string;
+}
+
+/** What `connect` hands a module's `verify`, the secret read or asked for already. */
+export interface ConnectInput {
+  /** The platform's address, from the endpoint flag or its fallback, without a trailing slash. */
+  endpoint: string;
+  /** The account flag's value, when the platform has one. */
+  account?: string;
+  /** The secret: a token or app password (from the environment, the terminal, or an OAuth sign-in). */
+  secret: string;
+  /** The OAuth sign-in's tokens, when it ran (`secret` is their access token). */
+  tokens?: OAuthTokens;
+  userAgent: string;
+  timeoutMs: number;
+}
+
+/** What `connect <kind>` takes, and how it checks an account. */
+export interface ConnectSpec {
+  /** In the order the usage line shows them; required ones first. */
+  readonly flags: readonly ConnectFlag[];
+  /**
+   * The question asked on the terminal (unechoed) when no secret flag is given and the module has no
+   * OAuth sign-in: `Bot token from @BotFather: `.
+   */
+  secretPrompt?(account: string | undefined): string;
+  /**
+   * Checks the credentials against the platform and says what to store (loading the connector's
+   * code). Rejects with an Error that says what to fix and never contains the secret.
+   */
+  verify(input: ConnectInput): Promise<VerifiedConnection>;
+}
+
+/** An OAuth client of the platform: registered by the program itself (Mastodon) or the operator's app. */
+export interface OAuthClient {
+  clientId: string;
+  clientSecret: string;
+}
+
+/** What a token endpoint gave. A new `refreshToken` replaces the old one (refresh tokens may rotate). */
+export interface OAuthTokens {
+  accessToken: string;
+  refreshToken?: string;
+  /** When the access token expires (UTC ms); absent: it does not (Mastodon). */
+  expiresAtMs?: number;
+  /** The scopes granted, space separated, when the platform says. */
+  scope?: string;
+}
+
+/** How the OAuth steps reach the platform. */
+export interface OAuthHttp {
+  userAgent: string;
+  timeoutMs: number;
+}
+
+/**
+ * A platform's OAuth 2 authorization code flow, in the steps `connect` (and later `serve`'s callback)
+ * drives: the program keeps the state, the PKCE verifier and the listener; the module knows the
+ * platform's addresses and answers. `endpoint` is the platform's address (`--auth-root`, or for
+ * Mastodon the instance).
+ */
+export interface OAuthHooks {
+  /** What the connector needs. */
+  readonly scopes: readonly string[];
+  /** The platform takes PKCE (S256): `codeChallenge` is sent, `codeVerifier` exchanged with the code. */
+  readonly pkce: boolean;
+  /**
+   * The redirect URI that makes the platform show the code for the user to paste (`--paste-code`);
+   * without one, the user pastes the address the browser ended on.
+   */
+  readonly pasteRedirectUri?: string;
+  /**
+   * Registers the program as an OAuth client on the platform at `endpoint` (Mastodon: an app on each
+   * instance). Without it, the operator's app credentials are used (`SOCIAL_PUBLISHER_<APP>_CLIENT_ID`).
+   */
+  registerClient?(params: { endpoint: string; redirectUri: string } & OAuthHttp): Promise<OAuthClient>;
+  /** The platform's page where the user approves the app; it sends `code` and `state` to `redirectUri`. */
+  authorizationUrl(params: {
+    endpoint: string;
+    clientId: string;
+    redirectUri: string;
+    state: string;
+    /** base64url(SHA-256(verifier)), when `pkce`. */
+    codeChallenge?: string;
+    scopes: readonly string[];
+  }): string;
+  /** Trades the code for tokens. Rejects with an Error that says what to do, never holding a secret. */
+  exchangeCode(
+    params: {
+      endpoint: string;
+      code: string;
+      codeVerifier?: string;
+      redirectUri: string;
+    } & OAuthClient &
+      OAuthHttp,
+  ): Promise<OAuthTokens>;
+  /** A new access token from the refresh token. Absent: the platform's tokens do not expire. */
+  refresh?(
+    params: { endpoint: string; refreshToken: string } & OAuthClient & OAuthHttp,
+  ): Promise<OAuthTokens>;
+}
+
+/** One platform's connector, as the registry lists it. */
+export interface ConnectorModule<K extends string = string> {
+  /** `connect <kind>`, the workspace file's `connector`, get_channel's `connector`: lowercase. */
+  readonly kind: K;
+  /** The channel type it publishes as (http-interface.md). */
+  readonly channelType: ChannelType;
+  /** The platform's name in messages and docs. */
+  readonly displayName: string;
+  /**
+   * Whether its connector deduplicates a repeated send (its `Publisher.idempotent`), known without
+   * loading it: only then is a send whose outcome is unknown sent again.
+   */
+  readonly idempotent: boolean;
+  readonly connect: ConnectSpec;
+  /** How the workspace file and get_channel describe a connection's account and address. */
+  readonly describe: {
+    /** The account as the platform's people write it: `@name@instance`. */
+    readonly account: string;
+    /** The platform's address: `Mastodon instance`. */
+    readonly address: string;
+  };
+  /** The connection's settings that a workspace file's connection implies (Telegram: the chat id). */
+  importedSettings?(accountId: string): Record<string, unknown>;
+  /** Loads the connector's code and gives its opener. */
+  load(): Promise<OpenConnector>;
+  /** Loads the platform's OAuth steps; absent where the secret is typed or read from the environment. */
+  oauth?(): Promise<OAuthHooks>;
+}

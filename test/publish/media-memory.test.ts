@@ -1,0 +1,174 @@
+/**
+ * Media are streamed to the platform, never whole in memory: a 100 MiB video uploaded to the brand, and
+ * one of 99 MiB given by URL (downloaded to a temporary file first), each sent through the Mastodon
+ * connector to its loopback stand-in, which receives every byte. This process's resident memory
+ * (sampled every 10 ms, and Linux's peak when it can be reset) and its heap and buffers grow far less
+ * than the file: under 30 MiB. The stand-in runs in this process too and streams what it receives.
+ *
+ * A full collection runs before each sample: V8 collects buffers that are no longer used only after
+ * some 64 MiB of them, so without it the figures would show that garbage (both ends' 64 KiB chunks)
+ * rather than what the upload holds. A file read whole would hold 100 MiB whatever the collections.
+ */
+import { closeSync, ftruncateSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { afterEach, expect, it } from 'vitest';
+import type { DeliveryJob, MediaDownloader, MediaRecord, Publisher, Store } from '../../src/ports.js';
+import { openMastodon, verifyMastodon } from '../../src/publish/connectors/mastodon/mastodon-connector.js';
+import { mediaLoader } from '../../src/publish/media-loader.js';
+import { type MastodonServer, startMastodonServer } from '../support/mastodon-server.js';
+import { makeTempDir } from '../support/temp-dirs.js';
+
+const MIB = 1024 * 1024;
+const LIMIT_BYTES = 30 * MIB;
+/** The first transfer of a process sets up what every later one reuses (buffers, socket, heap). */
+const WARM_UP = 16 * MIB;
+const MP4_HEAD = Buffer.from('000000186674797069736f6d0000020069736f6d6d703432', 'hex');
+
+let server: MastodonServer | undefined;
+let publisher: Publisher | undefined;
+afterEach(async () => {
+  await publisher?.close?.();
+  await server?.close();
+});
+
+setFlagsFromString('--expose-gc');
+const collect = runInNewContext('gc') as (options?: { type: 'minor' | 'major' }) => void;
+
+/** Linux's peak resident size of this process, in bytes, after resetting it; undefined elsewhere. */
+function peakRss(reset = false): number | undefined {
+  try {
+    if (reset) writeFileSync('/proc/self/clear_refs', '5');
+    const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
+    return kb === undefined ? undefined : Number(kb) * 1024;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Runs `work` and reports how much more memory the process held at its most than before it. */
+async function growthDuring(work: () => Promise<void>) {
+  collect();
+  const before = process.memoryUsage();
+  const hwmReset = peakRss(true) !== undefined;
+  let sampled = before.rss;
+  let heap = before.heapUsed + before.arrayBuffers;
+  const sampler = setInterval(() => {
+    // A scavenge frees the chunks already sent (young objects) at little cost.
+    collect({ type: 'minor' });
+    const now = process.memoryUsage();
+    sampled = Math.max(sampled, now.rss);
+    heap = Math.max(heap, now.heapUsed + now.arrayBuffers);
+  }, 10);
+  try {
+    await work();
+  } finally {
+    clearInterval(sampler);
+  }
+  const hwm = hwmReset ? peakRss() : undefined;
+  const rss = Math.max(sampled, hwm ?? 0) - before.rss;
+  return { rss, heap: heap - (before.heapUsed + before.arrayBuffers) };
+}
+
+async function connect(loadMedia: ReturnType<typeof mediaLoader>): Promise<Publisher> {
+  server = await startMastodonServer();
+  const verified = await verifyMastodon({ instance: server.url, token: server.token });
+  publisher = openMastodon(
+    { ...verified, channelId: 1 },
+    {
+      loadMedia,
+      saveSecret: async () => {},
+      clock: { now: () => Date.now() },
+      log: () => {},
+      timeoutMs: 120_000,
+      userAgent: 'social-publisher-mcp/test',
+    },
+  );
+  return publisher;
+}
+
+let jobs = 0;
+const job = (media: DeliveryJob['content']['media']): DeliveryJob => ({
+  deliveryId: ++jobs,
+  postId: jobs,
+  brandId: 1,
+  channel: { id: 1, name: 'Mastodon', type: 'Mastodon' },
+  content: { platform: 'Mastodon', format: 'feed', caption: 'A long roast', media },
+  idempotencyKey: `store-1:delivery-${jobs}`,
+  dueAtMs: Date.now(),
+  attempt: 1,
+  state: {},
+});
+
+function report(what: string, size: number, growth: { rss: number; heap: number }) {
+  const mib = (bytes: number) => (bytes / MIB).toFixed(1);
+  process.stderr.write(
+    `${what}: ${mib(size)} MiB sent; RSS grew ${mib(growth.rss)} MiB, heap and buffers ${mib(growth.heap)} MiB\n`,
+  );
+}
+
+/** A sparse file of `size` bytes that reads as an MP4. */
+function videoFile(id: string, size: number): MediaRecord {
+  const path = join(makeTempDir(), id);
+  const fd = openSync(path, 'w');
+  writeSync(fd, MP4_HEAD);
+  ftruncateSync(fd, size);
+  closeSync(fd);
+  return { id, brandId: 1, type: 'video/mp4', size, sha256: '', path, createdAtMs: 0 };
+}
+
+it('uploads a 100 MiB video of the brand from disk with memory growth far below its size', async () => {
+  const size = 100 * MIB;
+  const records = [videoFile('med_warm', WARM_UP), videoFile('med_big', size)];
+  const store = {
+    findMedia: async (_brandId: number, ids: string[]) => records.filter((record) => ids.includes(record.id)),
+  } as unknown as Store;
+  const mastodon = await connect(mediaLoader(store, undefined, undefined));
+  // Warm up: the first upload loads and compiles what every later one uses.
+  await mastodon.deliver(job([{ id: 'med_warm' }]));
+
+  let outcome: Awaited<ReturnType<Publisher['deliver']>> | undefined;
+  const growth = await growthDuring(async () => {
+    outcome = await mastodon.deliver(job([{ id: 'med_big' }]));
+  });
+  report('uploaded file', size, growth);
+  // A video: uploaded, and pending while the stand-in "processes" it.
+  expect(outcome).toMatchObject({ ok: 'pending' });
+  expect([...server!.media.values()].map((item) => item.size)).toEqual([WARM_UP, size]);
+  expect(growth.rss).toBeLessThan(LIMIT_BYTES);
+  expect(growth.heap).toBeLessThan(LIMIT_BYTES);
+}, 120_000);
+
+it('downloads a 99 MiB video given by URL to a temporary file and uploads it, as lean', async () => {
+  const size = 99 * MIB;
+  const chunk = Buffer.alloc(256 * 1024, 1);
+  const downloader: MediaDownloader = {
+    open: async (url) => {
+      const bytes = url.includes('warm-up') ? WARM_UP : size;
+      return {
+        body: (async function* () {
+          yield MP4_HEAD;
+          for (let sent = MP4_HEAD.length; sent < bytes; sent += chunk.length) {
+            yield chunk.subarray(0, Math.min(chunk.length, bytes - sent));
+          }
+        })(),
+        announcedBytes: bytes,
+      };
+    },
+  };
+  const mastodon = await connect(mediaLoader({} as Store, undefined, downloader));
+  await mastodon.deliver(job([{ url: 'https://cdn.example/warm-up.mp4' }]));
+  let outcome: Awaited<ReturnType<Publisher['deliver']>> | undefined;
+  const growth = await growthDuring(async () => {
+    outcome = await mastodon.deliver(job([{ url: 'https://cdn.example/roast.mp4' }]));
+  });
+  report('URL media', size, growth);
+  expect(outcome).toMatchObject({ ok: 'pending' });
+  expect([...server!.media.values()].map((item) => [item.size, item.fileName])).toEqual([
+    [WARM_UP, 'warm-up.mp4'],
+    [size, 'roast.mp4'],
+  ]);
+  expect(growth.rss).toBeLessThan(LIMIT_BYTES);
+  expect(growth.heap).toBeLessThan(LIMIT_BYTES);
+}, 120_000);
