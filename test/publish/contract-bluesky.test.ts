@@ -28,9 +28,8 @@ async function setUpBluesky(): Promise<ContractWorld> {
   };
 }
 
-// A 408 is refused today (the connector's failure(): only 5xx is transient): a gap of the connector.
 connectorContract('bluesky', setUpBluesky, {
   idempotent: true,
   rateLimitHeaders: true,
-  knownGaps: ['transient-408'],
+  steps: { prepare: true, confirm: true },
 });

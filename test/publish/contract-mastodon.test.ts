@@ -28,4 +28,8 @@ async function setUpMastodon(): Promise<ContractWorld> {
   };
 }
 
-connectorContract('mastodon', setUpMastodon, { idempotent: true, rateLimitHeaders: true });
+connectorContract('mastodon', setUpMastodon, {
+  idempotent: true,
+  rateLimitHeaders: true,
+  steps: { prepare: true },
+});

@@ -30,5 +30,4 @@ async function setUpTelegram(): Promise<ContractWorld> {
   };
 }
 
-// A 408 is refused today (classifyTelegramFailure: only 5xx is transient): a gap of the connector.
-connectorContract('telegram', setUpTelegram, { idempotent: false, knownGaps: ['transient-408'] });
+connectorContract('telegram', setUpTelegram, { idempotent: false });

@@ -319,10 +319,14 @@ export function connectorContract(
         expect(world.published()).toHaveLength(1);
       });
 
-      it('asks for a reconnect from prepare when the credential is revoked', async () => {
+      it('asks for a reconnect from prepare when the credential is revoked (when it asks the platform)', async () => {
         const publisher = await open();
         world.kit.revoke();
-        expectFailure(await step(() => publisher.prepare!(world.job)), 'reconnect');
+        const asked = world.kit.log.length;
+        const outcome = await step(() => publisher.prepare!(world.job));
+        // A job with nothing to prepare (no media) is prepared without a request.
+        if (outcome.ok === 'prepared' && world.kit.log.length === asked) return;
+        expectFailure(outcome, 'reconnect');
       });
     }
 

@@ -6,12 +6,19 @@
  * 2 (an unreadable one) is a request that got no answer, sent or not. The rest (the session's verdict,
  * content refused before sending, unreadable media, the unforeseen) is decided here.
  */
+
 import { isServiceError, ValidationError } from '../../../domain/errors.js';
 import type { FailedOutcome, FailureKind } from '../../../ports.js';
 import { errorCode, type PlatformAnswer, PlatformUnreachable } from '../../platform-http.js';
 import { classifyHttpFailure, type PlatformHooks } from '../http.js';
 import { Refused } from './bluesky-post.js';
-import { ACCOUNT_ERRORS, isXrpcFailure, NeedsReconnect, type XrpcFailure } from './bluesky-session.js';
+import {
+  ACCOUNT_ERRORS,
+  HTTP_STATUS_HEADER,
+  isXrpcFailure,
+  NeedsReconnect,
+  type XrpcFailure,
+} from './bluesky-session.js';
 
 /** A media file of the post could not be read. */
 export class MediaUnreadable extends Error {}
@@ -65,7 +72,8 @@ function httpFailureOf(
   const said = context.hide(error.message);
   if (error.status >= 100) {
     const json = { error: error.error, message: said };
-    return { status: error.status, headers: error.headers ?? {}, text: said, json };
+    const status = Number(error.headers?.[HTTP_STATUS_HEADER]) || error.status;
+    return { status, headers: error.headers ?? {}, text: said, json };
   }
   // 1: no answer came; 2: an answer that could not be read.
   const late = timedOut(error);

@@ -60,13 +60,25 @@ export function readSecret(secret: string): BlueskySecret {
   throw new NeedsReconnect('The stored Bluesky secret is unreadable', APP_PASSWORD_ADVICE);
 }
 
+/**
+ * The answer's own HTTP status, on an error answer: the XRPC client keeps only its enum of statuses
+ * (a 408 becomes InvalidRequest, 400), which would make a timeout a refusal.
+ */
+export const HTTP_STATUS_HEADER = 'x-social-publisher-http-status';
+
 /** A fetch that sends our user-agent and gives up at the deadline, reading the answer included. */
 function deadlineFetch(timeoutMs: number, userAgent: string): typeof fetch {
-  return (input, init) => {
+  return async (input, init) => {
     const request = new Request(input, init);
     request.headers.set('user-agent', userAgent);
     const deadline = AbortSignal.timeout(timeoutMs);
-    return fetch(request, { signal: init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline });
+    const response = await fetch(request, {
+      signal: init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline,
+    });
+    if (response.ok) return response;
+    const headers = new Headers(response.headers);
+    headers.set(HTTP_STATUS_HEADER, String(response.status));
+    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
   };
 }
 
