@@ -34,10 +34,9 @@ export interface MediaStore {
   read(brandId: number, mediaId: string): Promise<Uint8Array>;
   /**
    * A stored file as a Blob read from disk as it is consumed (`fs.openAsBlob`), found like `read`: what
-   * connectors upload, so that a 100 MB video is never in memory whole. Optional until every store has
-   * it; without it, the publisher reads the media's stored path.
+   * connectors upload, so that a 100 MB video is never in memory whole.
    */
-  openBlob?(brandId: number, mediaId: string, type: string): Promise<Blob>;
+  openBlob(brandId: number, mediaId: string, type: string): Promise<Blob>;
   /** Removes a staged file; never throws. */
   discard(token: string): Promise<void>;
   /** Removes a stored file; never throws. */

@@ -7,15 +7,18 @@
  * `load`, connectors/registry.ts). The media files a connector is handed and does not release are
  * released when it closes (a downloaded file deleted).
  */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { ConnectionRecord, Publisher, PublishOutcome, Store } from '../ports.js';
 import type { SecretBox } from '../store/secret-box.js';
 import type { ConnectorContext } from './connector.js';
 import { connectorModule, IDEMPOTENT_PLATFORMS, isConnectedKind } from './connectors/registry.js';
 import { heldMedia } from './media-loader.js';
 import type { ConnectorRouter } from './publishing-pass.js';
+import { refreshSecret } from './refresh-secret.js';
 
 /** The parts of a ConnectorContext that are the same for every connection. */
-export type SharedContext = Omit<ConnectorContext, 'saveSecret'>;
+export type SharedContext = Omit<ConnectorContext, 'saveSecret' | 'refreshSecret'>;
 
 export interface ChannelConnectorsOptions {
   store: Store;
@@ -28,6 +31,8 @@ export interface ChannelConnectorsOptions {
 }
 
 export class ChannelConnectors implements ConnectorRouter {
+  /** Who claims this process's token refreshes (refresh-secret.ts). */
+  private readonly owner = `${hostname()}:${process.pid}:refresh-${randomBytes(4).toString('hex')}`;
   private readonly open = new Map<number, { updatedAtMs: number; publisher: Publisher }>();
 
   constructor(private readonly options: ChannelConnectorsOptions) {}
@@ -83,14 +88,33 @@ export class ChannelConnectors implements ConnectorRouter {
         loadMedia: media.loadMedia,
         saveSecret: async (changed) => {
           await store.connections.setSecret(channelId, secrets.seal(changed, channelId), context.clock.now());
-          // The connector that saved it is current: it keeps the secret it has in memory.
-          const updated = await store.connections.find(channelId);
-          const kept = this.open.get(channelId);
-          if (updated && kept) kept.updatedAtMs = updated.updatedAtMs;
+          await this.keepCurrent(channelId);
+        },
+        // Coordinated through the store: one refresh of a token, whichever processes find it stale.
+        refreshSecret: async (request) => {
+          const leaseMs = Math.max(30_000, 2 * context.timeoutMs);
+          const coordination = {
+            store,
+            secrets,
+            channelId,
+            owner: this.owner,
+            clock: context.clock,
+            leaseMs,
+          };
+          const fresh = await refreshSecret(coordination, request);
+          await this.keepCurrent(channelId);
+          return fresh;
         },
       },
     );
     return withMediaReleased(publisher, media);
+  }
+
+  /** The connector that stored the secret is current: it keeps the secret it has in memory. */
+  private async keepCurrent(channelId: number): Promise<void> {
+    const updated = await this.options.store.connections.find(channelId);
+    const kept = this.open.get(channelId);
+    if (updated && kept) kept.updatedAtMs = updated.updatedAtMs;
   }
 
   private secretOf(connection: ConnectionRecord): string {

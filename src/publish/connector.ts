@@ -85,7 +85,7 @@ export interface ConnectorContext {
   loadMedia(brandId: number, media: PlatformMedia): Promise<MediaSource>;
   /** Stores a changed secret of this connection (a refreshed Bluesky session), encrypted. */
   saveSecret(secret: string): Promise<void>;
-  /** For connectors whose tokens expire (OAuth with refresh): see RefreshSecret. Not given yet. */
+  /** For connectors whose tokens expire (OAuth with refresh): see RefreshSecret (refresh-secret.ts). */
   refreshSecret?: RefreshSecret;
   clock: Clock;
   /** The operator's log; never given a secret. */

@@ -41,7 +41,7 @@ export async function startPublishingEngine(options: {
   /** Unseals the secrets of connected channels. */
   secrets: SecretBox;
   /** Uploaded media files, for connectors that upload them. */
-  media?: Pick<MediaStore, 'read'>;
+  media?: Pick<MediaStore, 'openBlob'>;
   /** Downloads media given by URL for connectors that upload it. */
   downloader?: MediaDownloader;
   /** Reads an environment variable that a workspace file named as a channel's secret. */

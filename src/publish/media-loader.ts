@@ -7,7 +7,7 @@
  */
 import { once } from 'node:events';
 import { createWriteStream, openAsBlob } from 'node:fs';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
@@ -87,7 +87,7 @@ export function heldMedia(loadMedia: LoadMedia): { loadMedia: LoadMedia; release
 
 export function mediaLoader(
   store: Store,
-  files: Pick<MediaStore, 'read' | 'openBlob'> | undefined,
+  files: Pick<MediaStore, 'openBlob'> | undefined,
   downloader: MediaDownloader | undefined,
 ): LoadMedia {
   return async (brandId: number, media: PlatformMedia): Promise<MediaSource> => {
@@ -104,17 +104,12 @@ export function mediaLoader(
 
 /**
  * An uploaded file, by brand and media id under this process's media directory (another instance
- * sharing it may mount it elsewhere than the path stored with the media). A media store that cannot
- * open a file as a Blob yet: the stored path when it holds the file, else its bytes, read whole.
+ * sharing it may mount it elsewhere than the path stored with the media), read from disk as it is
+ * consumed; without a media directory (tests of the engine alone), the stored path.
  */
-async function storedBlob(record: MediaRecord, files: Pick<MediaStore, 'read' | 'openBlob'> | undefined) {
-  if (files?.openBlob) return files.openBlob(record.brandId, record.id, record.type);
-  const onDisk = await stat(record.path).then(
-    (found) => found.isFile() && found.size === record.size,
-    () => false,
-  );
-  if (onDisk || !files) return openAsBlob(record.path, { type: record.type });
-  return new Blob([await files.read(record.brandId, record.id)], { type: record.type });
+async function storedBlob(record: MediaRecord, files: Pick<MediaStore, 'openBlob'> | undefined) {
+  if (files) return files.openBlob(record.brandId, record.id, record.type);
+  return openAsBlob(record.path, { type: record.type });
 }
 
 /** Downloads a URL to a temporary file, refusing more than 100 MB; the source deletes it on release. */

@@ -8,7 +8,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { createWriteStream, readdirSync, rmSync, statSync } from 'node:fs';
+import { createWriteStream, openAsBlob, readdirSync, rmSync, statSync } from 'node:fs';
 import { mkdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
@@ -121,6 +121,11 @@ export class MediaDirectory implements MediaStore {
 
   async read(brandId: number, mediaId: string): Promise<Uint8Array> {
     return readFile(join(this.root, String(brandId), mediaId));
+  }
+
+  /** The file as a Blob read from disk as it is consumed: never in memory whole. */
+  openBlob(brandId: number, mediaId: string, type: string): Promise<Blob> {
+    return openAsBlob(join(this.root, String(brandId), mediaId), { type });
   }
 
   async discard(token: string): Promise<void> {

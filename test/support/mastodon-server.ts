@@ -40,6 +40,11 @@ export interface MastodonServerOptions {
   username?: string;
   /** Wall clock of the X-RateLimit-Reset header. Default Date.now. */
   now?: () => number;
+  /**
+   * Uploaded files are kept up to this many bytes (the rest is read and dropped): for a test that
+   * measures the memory of the process the stand-in runs in.
+   */
+  fileSizeLimit?: number;
   /** Send the account's X-RateLimit-* counters on every answer (api/rate-limits). Off by default. */
   rateLimit?: { limit?: number; windowSeconds?: number };
 }
@@ -150,7 +155,7 @@ export async function startMastodonServer(options: MastodonServerOptions = {}) {
       type,
       mimeType: file.type,
       fileName: file.name,
-      size: file.bytes.length,
+      size: file.size,
       description: typeof description === 'string' ? description : null,
       processingPolls:
         type === 'video' && options.videoProcessingMs === undefined ? (options.videoProcessingPolls ?? 1) : 0,
@@ -179,6 +184,7 @@ export async function startMastodonServer(options: MastodonServerOptions = {}) {
     'x-ratelimit-reset': new Date(resetAtMs).toISOString(),
   });
   const kit = await startFakePlatform({
+    fileSizeLimit: options.fileSizeLimit,
     now,
     tokenOf: bearerOf,
     accountOf: (request) => (bearerOf(request) ? ACCOUNT_ID : undefined),

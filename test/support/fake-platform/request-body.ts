@@ -15,6 +15,8 @@ export interface UploadedFile {
   bytes: Buffer;
   /** The file was larger than the kit's `fileSizeLimit`: its bytes are cut there. */
   truncated: boolean;
+  /** Every byte of the file received, kept or not. */
+  size: number;
 }
 
 export interface RequestBody {
@@ -50,17 +52,19 @@ export async function readRequestBody(req: IncomingMessage, fileSizeLimit?: numb
 function readMultipart(req: IncomingMessage, type: string, fileSizeLimit?: number): Promise<RequestBody> {
   const body: RequestBody = { type, bytes: Buffer.alloc(0), fields: [], files: [] };
   return new Promise((resolve, reject) => {
-    const parser = busboy({
-      headers: req.headers,
-      ...(fileSizeLimit === undefined ? {} : { limits: { fileSize: fileSizeLimit } }),
-    });
+    const parser = busboy({ headers: req.headers });
+    const limit = fileSizeLimit ?? Number.POSITIVE_INFINITY;
     parser.on('field', (name, value) => body.fields.push([name, value]));
     parser.on('file', (field, stream, info) => {
       const chunks: Buffer[] = [];
-      let truncated = false;
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('limit', () => {
-        truncated = true;
+      let [size, kept] = [0, 0];
+      // Every byte is read (and counted); only the first `fileSizeLimit` are kept.
+      stream.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (kept >= limit) return;
+        const part = chunk.subarray(0, limit - kept);
+        chunks.push(part);
+        kept += part.length;
       });
       stream.on('end', () =>
         body.files.push({
@@ -68,7 +72,8 @@ function readMultipart(req: IncomingMessage, type: string, fileSizeLimit?: numbe
           name: info.filename ?? '',
           type: info.mimeType,
           bytes: Buffer.concat(chunks),
-          truncated,
+          truncated: size > kept,
+          size,
         }),
       );
     });
