@@ -180,24 +180,6 @@ describe('Mastodon deliver without prepare', () => {
     expect(sends('/api/v2/media')).toBe(1);
   });
 
-  it('a commit retried without its state (as the engine does today) resumes from the media it uploaded', async () => {
-    const publisher = await connect(1);
-    const content = { caption: 'Roasting, live', media: [{ id: 'v' }] };
-    let outcome = await publisher.deliver(job(content));
-    let attempts = 1;
-    while (outcome.ok === 'pending') {
-      outcome = await publisher.deliver(job(content));
-      attempts++;
-    }
-    expect(outcome).toMatchObject({ ok: true });
-    expect(attempts).toBe(3);
-    expect(sends('/api/v2/media')).toBe(1);
-    expect(server.statuses).toHaveLength(1);
-    // Sent: a later retry of the same delivery starts afresh (and Mastodon's Idempotency-Key answers it).
-    expect(await publisher.deliver(job(content))).toMatchObject({ ok: 'pending' });
-    expect(sends('/api/v2/media')).toBe(2);
-  });
-
   it('check without a media step to resume refuses', async () => {
     const publisher = await connect();
     expect(await publisher.check!(job({ caption: 'x' }))).toMatchObject({ ok: false, kind: 'refused' });

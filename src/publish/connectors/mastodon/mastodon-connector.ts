@@ -65,8 +65,6 @@ const PREPARED_KEPT_MS = 20 * HOUR_MS;
 const CHECK_MS = { first: 3_000, longest: 30_000 };
 /** How long a video may stay in processing before the delivery fails. */
 const PROCESSING_DEADLINE_MS = 30 * 60_000;
-/** Pending commits remembered for a retry that comes without their state. */
-const REMEMBERED_PENDING = 1000;
 
 /**
  * What the steps store: the uploaded media's ids in the post's order, those still processing, whether
@@ -125,8 +123,6 @@ class MastodonPublisher implements Publisher {
   readonly prepareLeadMs = MASTODON_PREPARE_LEAD_MS;
   private readonly origin: string;
   private readonly agent: Agent;
-  /** The last pending commit of each delivery (see `remembered`), the oldest dropped first. */
-  private readonly lastPending = new Map<string, MastodonMediaState>();
 
   constructor(
     private readonly connection: ConnectionDetails & { channelId: number; secret: string },
@@ -150,7 +146,7 @@ class MastodonPublisher implements Publisher {
   async deliver(job: DeliveryJob): Promise<StepOutcome> {
     let stage: Stage = 'upload';
     try {
-      const prepared = readState(job.state) ?? this.lastPending.get(job.idempotencyKey);
+      const prepared = readState(job.state);
       let state: MastodonMediaState;
       if (prepared) {
         const processing = await this.stillProcessing(prepared.processing);
@@ -158,8 +154,7 @@ class MastodonPublisher implements Publisher {
       } else {
         state = await this.uploadAll(job, 'commit');
       }
-      if (state.processing.length > 0) return this.remembered(job, this.pending(state));
-      this.lastPending.delete(job.idempotencyKey);
+      if (state.processing.length > 0) return this.pending(state);
       stage = 'status';
       return await this.postStatus(statusBody(job.content, state.mediaIds), job.idempotencyKey);
     } catch (error) {
@@ -179,7 +174,6 @@ class MastodonPublisher implements Publisher {
       const next = { ...state, processing, checks: state.checks + 1 };
       if (processing.length > 0) return this.pending(next);
       if (next.step === 'prepare') return this.prepared(next);
-      this.lastPending.delete(job.idempotencyKey);
       stage = 'status';
       return await this.postStatus(statusBody(job.content, next.mediaIds), job.idempotencyKey);
     } catch (error) {
@@ -200,21 +194,7 @@ class MastodonPublisher implements Publisher {
   }
 
   close(): Promise<void> {
-    this.lastPending.clear();
     return this.agent.close();
-  }
-
-  /**
-   * Until the engine stores a pending step's state and calls `check` (publishing-pass.ts still retries a
-   * pending answer as transient, with empty state), a retried commit resumes from the media this
-   * connector uploaded for it, rather than uploading them again and never finding them processed.
-   */
-  private remembered(job: DeliveryJob, pending: PendingOutcome): PendingOutcome {
-    if (this.lastPending.size >= REMEMBERED_PENDING) {
-      this.lastPending.delete(this.lastPending.keys().next().value!);
-    }
-    this.lastPending.set(job.idempotencyKey, pending.state as unknown as MastodonMediaState);
-    return pending;
   }
 
   private prepared(state: MastodonMediaState): PreparedOutcome {
