@@ -556,6 +556,8 @@ describe('the Bluesky connector when the PDS fails', () => {
       kind: 'rate_limited',
       reason: 'Bluesky is rate limiting alice.test (Rate Limit Exceeded).',
       retryAfterMs: 30_000,
+      // The account has nothing left until the reset the PDS named.
+      limit: { remaining: 0, resetAtMs: NOW + 30_000 },
     });
     expect(pds.kit.log.map((request) => request.headers['user-agent'])).toEqual([
       'social-publisher-mcp/test',
