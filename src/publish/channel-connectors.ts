@@ -17,6 +17,9 @@ import { heldMedia } from './media-loader.js';
 import type { ConnectorRouter } from './publishing-pass.js';
 import { refreshSecret } from './refresh-secret.js';
 
+/** How long connections read for a batch of claimed jobs are used (ms). */
+const PREFETCH_KEPT_MS = 1_000;
+
 /** The parts of a ConnectorContext that are the same for every connection. */
 export type SharedContext = Omit<ConnectorContext, 'saveSecret' | 'refreshSecret'>;
 
@@ -32,6 +35,8 @@ export interface ChannelConnectorsOptions {
 
 export class ChannelConnectors implements ConnectorRouter {
   /** Who claims this process's token refreshes (refresh-secret.ts). */
+  private prefetched = new Map<number, ConnectionRecord | undefined>();
+  private prefetchedAtMs = 0;
   private readonly owner = `${hostname()}:${process.pid}:refresh-${randomBytes(4).toString('hex')}`;
   private readonly open = new Map<number, { updatedAtMs: number; publisher: Publisher }>();
 
@@ -41,14 +46,33 @@ export class ChannelConnectors implements ConnectorRouter {
     return this.options.fallback;
   }
 
+  /**
+   * Reads the connections of a batch of claimed jobs in one query: `forChannel` takes them from there
+   * for a second instead of one query per job (a burst's 1,100 sends). A secret this process stores
+   * drops its channel from it.
+   */
+  async prefetch(channelIds: readonly number[]): Promise<void> {
+    const ids = [...new Set(channelIds)];
+    const found = await this.options.store.connections.ofChannels(ids);
+    this.prefetched = new Map(ids.map((id) => [id, found.get(id)]));
+    this.prefetchedAtMs = Date.now();
+  }
+
+  private connectionOf(channelId: number): Promise<ConnectionRecord | undefined> {
+    if (Date.now() - this.prefetchedAtMs < PREFETCH_KEPT_MS && this.prefetched.has(channelId)) {
+      return Promise.resolve(this.prefetched.get(channelId));
+    }
+    return this.options.store.connections.find(channelId);
+  }
+
   async idempotent(channelId: number): Promise<boolean> {
-    const connection = await this.options.store.connections.find(channelId);
+    const connection = await this.connectionOf(channelId);
     return connection ? IDEMPOTENT_PLATFORMS[connection.kind] === true : this.options.fallback.idempotent;
   }
 
   /** The connector that sends to this channel now. */
   async forChannel(channelId: number): Promise<Publisher> {
-    const connection = await this.options.store.connections.find(channelId);
+    const connection = await this.connectionOf(channelId);
     if (!connection) return this.options.fallback;
     const kept = this.open.get(channelId);
     if (kept?.updatedAtMs === connection.updatedAtMs) return kept.publisher;
@@ -112,6 +136,7 @@ export class ChannelConnectors implements ConnectorRouter {
 
   /** The connector that stored the secret is current: it keeps the secret it has in memory. */
   private async keepCurrent(channelId: number): Promise<void> {
+    this.prefetched.delete(channelId);
     const updated = await this.options.store.connections.find(channelId);
     const kept = this.open.get(channelId);
     if (updated && kept) kept.updatedAtMs = updated.updatedAtMs;

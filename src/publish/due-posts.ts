@@ -19,6 +19,9 @@ export interface DuePostsOptions {
   onStarted: (() => void) | undefined;
 }
 
+/** Brands whose due posts are started at once (each in its transaction; SQLite runs them in turn). */
+const START_CONCURRENCY = 8;
+
 /** How many posts were started, and how many brands were left to another process starting them. */
 export async function startDuePosts(
   options: DuePostsOptions,
@@ -31,9 +34,17 @@ export async function startDuePosts(
     const due = await store.posts.due(nowMs, batchSize);
     const brands = [...new Set(due.map((post) => post.brandId))].filter((id) => !leftToOthers.has(id));
     if (brands.length === 0) return { started, leftToOthers: leftToOthers.size };
-    for (const brandId of brands) {
+    // Brands side by side (each its own transaction, under its own lock): on PostgreSQL a burst of
+    // brands starts in a few rounds of round trips instead of one brand after another.
+    const queue = [...brands];
+    const startNext = async (): Promise<void> => {
+      for (let brandId = queue.shift(); brandId !== undefined; brandId = queue.shift()) {
+        await startBrand(brandId);
+      }
+    };
+    const startBrand = async (brandId: number) => {
       const events: PublishingEvent[] = [];
-      const startedBefore = started;
+      let startedHere = 0;
       const ran = await store.tryTransaction(
         async (tx) => {
           // Read again in the transaction: another flow or process may have started, cancelled or moved
@@ -42,6 +53,7 @@ export async function startDuePosts(
           for (const current of await tx.posts.due(nowMs, batchSize, brandId)) {
             const start = await startPublishing(tx, current, nowMs, collections);
             started++;
+            startedHere++;
             if (!tell) continue;
             events.push(...postStarted(current, start.deliveries));
             if (start.settled) events.push(postSettled(current, start.settled));
@@ -51,9 +63,10 @@ export async function startDuePosts(
       );
       if (!ran) leftToOthers.add(brandId);
       // Told once committed: a rolled-back start did not happen.
-      if (ran && started > startedBefore) options.onStarted?.();
+      if (ran && startedHere > 0) options.onStarted?.();
       for (const event of events) tell?.(event);
-    }
+    };
+    await Promise.all(Array.from({ length: Math.min(START_CONCURRENCY, brands.length) }, startNext));
     if (due.length < batchSize) return { started, leftToOthers: leftToOthers.size };
   }
 }

@@ -23,6 +23,8 @@ export interface ConnectorRouter {
   forChannel(channelId: number): Promise<Publisher>;
   /** Whether the channel's connector deduplicates (`Publisher.idempotent`), known without opening it. */
   idempotent(channelId: number): Promise<boolean>;
+  /** Reads the connections of a batch of channels at once, for the jobs just claimed. Optional. */
+  prefetch?(channelIds: readonly number[]): Promise<void>;
 }
 
 export interface JobContext {

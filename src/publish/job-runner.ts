@@ -32,6 +32,8 @@ export interface JobRunnerOptions {
   log: (message: string) => void;
   /** Runs one claimed job and records it, claiming the next one unless `halted`. */
   run: (claimed: ClaimedJob, claimNext: boolean) => Promise<JobResult>;
+  /** Called with the jobs one claim took, before they run (their channels' connections read at once). */
+  afterClaim?: (claimed: readonly ClaimedJob[]) => Promise<void>;
   /** Called between looks for due work while jobs run (due posts are started then). */
   beforeLook?: () => Promise<void>;
   lookMs?: number;
@@ -39,6 +41,8 @@ export interface JobRunnerOptions {
 
 export class JobRunner {
   private halted = false;
+  /** The latest claim found no more due jobs than it took. */
+  private drained = false;
   private fill: (() => void) | undefined;
 
   constructor(private readonly options: JobRunnerOptions) {}
@@ -54,12 +58,17 @@ export class JobRunner {
 
   /** More may be due than when the run began: free slots claim it now. */
   moreWork(): void {
+    this.drained = false;
     this.fill?.();
   }
 
   /** Runs due jobs until none is due and none is running. */
-  async runDue(): Promise<{ ok: number; failed: number }> {
+  /** A new pass: claims may be taken again after a `halt()`. */
+  resume(): void {
     this.halted = false;
+  }
+
+  async runDue(): Promise<{ ok: number; failed: number }> {
     const { store, lease, clock, inFlight } = this.options;
     let [ok, failed, slots, claiming, claimAgain] = [0, 0, 0, false, false];
     const running = new Set<Promise<void>>();
@@ -75,8 +84,17 @@ export class JobRunner {
       track(
         (async () => {
           try {
-            const claimed = await store.jobs.claim(inFlight - slots, lease.claim(), clock.now());
+            const limit = inFlight - slots;
+            const claimed = await store.jobs.claim(limit, lease.claim(), clock.now());
+            // Fewer than asked: nothing else is due. A slot that ends claims its next job again only
+            // once more work may be there (woken, or the next look), not in every record.
+            this.drained = claimed.length < limit;
             lease.hold(claimed.map((c) => c.job.id));
+            if (claimed.length > 1) {
+              await this.options.afterClaim?.(claimed).catch((error: unknown) => {
+                this.options.log(`reading the claimed jobs' connections failed: ${(error as Error).message}`);
+              });
+            }
             for (const job of claimed) {
               slots++;
               track(slot(job).finally(() => slots--));
@@ -97,7 +115,9 @@ export class JobRunner {
         const { id } = claimed.job;
         lease.hold([id]);
         try {
-          const result = await this.options.run(claimed, !this.halted);
+          const claimNext = !this.halted && !this.drained;
+          const result = await this.options.run(claimed, claimNext);
+          if (claimNext && !result.next && !result.handedBack) this.drained = true;
           if (result.handedBack) return;
           if (result.waiting) {
             // Neither sent nor failed yet.

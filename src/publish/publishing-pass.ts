@@ -73,6 +73,9 @@ export class PublishingPass {
       inFlight: options.concurrency,
       log: options.log,
       run: (claimed, claimNext) => this.runJob(claimed, claimNext),
+      afterClaim: async (claimed) => {
+        await options.connectors.prefetch?.(claimed.map((c) => c.job.channelId));
+      },
       beforeLook: async () => {
         await this.startDue();
         await this.prepare.plan();
@@ -97,11 +100,20 @@ export class PublishingPass {
   async run(): Promise<TickSummary> {
     this.counts.sent = 0;
     this.counts.comments = 0;
+    this.runner.resume();
     await this.takeOverExpired();
-    const starts = await this.startDue();
+    // Due jobs run while due posts start: a brand's deliveries go out as soon as its start commits
+    // (`onStarted` wakes the runner), not once every brand of a burst has started.
+    const [starts, first] = await Promise.all([this.startDue(), this.runner.runDue()]);
     await this.prepare.plan();
-    const { failed } = await this.runner.runDue();
-    return { ...starts, sent: this.counts.sent, failed, comments: this.counts.comments };
+    // What started after the runner had found nothing left to run.
+    const rest = await this.runner.runDue();
+    return {
+      ...starts,
+      sent: this.counts.sent,
+      failed: first.failed + rest.failed,
+      comments: this.counts.comments,
+    };
   }
 
   private startDue(): Promise<{ started: number; leftToOthers: number }> {
@@ -110,7 +122,10 @@ export class PublishingPass {
       nowMs: () => this.options.clock.now(),
       batchSize: this.options.batchSize,
       tell: this.options.events && ((event) => tell(this.context, event)),
-      onStarted: this.options.onStarted,
+      onStarted: () => {
+        this.runner.moreWork();
+        this.options.onStarted?.();
+      },
     });
   }
 
