@@ -3,7 +3,8 @@
  * stand-ins: a platform that hangs holds up only its own send (a post falling due on another channel
  * meanwhile goes out within a second of its time, not after the hung request's timeout), and an
  * account's rate limit holds back that account's next sends until its reset, in every process, while
- * another account's go at once.
+ * another account's go at once; and an account whose limit headers say nothing is left waits for
+ * their reset instead of being sent to a sure 429.
  */
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { formatLocalTime } from '../../src/domain/time.js';
@@ -87,4 +88,31 @@ it("an account's rate limit holds back that account's sends until its reset; ano
     'Third',
   ]);
   for (const post of [first, ...telegramPosts]) expect((await post.read()).status).toBe('published');
+});
+
+it('an account whose limit headers say nothing is left waits for their reset, without a 429', async () => {
+  await world.close();
+  world = await openConnectedEngine({ mastodon: { rateLimit: { limit: 2, windowSeconds: 60 } } });
+  const { mastodon, telegram, rt } = world;
+  const engine = world.scheduler();
+  for (const caption of ['One', 'Two']) {
+    await world.publishTo('Mastodon', { publishMode: 'IMMEDIATE', caption });
+    await engine.runOnce();
+  }
+  // The second answer said: 0 left until the window's end. The next post waits for it; Telegram's goes.
+  const third = await world.publishTo('Mastodon', { publishMode: 'IMMEDIATE', caption: 'Three' });
+  await world.publishTo('Telegram', { publishMode: 'IMMEDIATE', caption: 'Elsewhere' });
+  rt.clock.advance(1_000);
+  await engine.runOnce();
+  expect(mastodon.statuses.map((status) => status.text)).toEqual(['One', 'Two']);
+  expect(telegram.messages.map((message) => message.text)).toEqual(['Elsewhere']);
+  const waiting = (await third.read()).deliveries[0]!;
+  expect(waiting.status).toBe('pending');
+  expect(waiting.reason).toMatch(/rate limit, which resets at/);
+
+  rt.clock.advance(60_000);
+  await engine.runOnce();
+  expect(mastodon.statuses.map((status) => status.text)).toEqual(['One', 'Two', 'Three']);
+  expect((await third.read()).status).toBe('published');
+  expect(mastodon.kit.log.filter((request) => request.status === 429)).toEqual([]);
 });
