@@ -111,7 +111,8 @@ export class PrepareAhead {
     return recordJob(this.context, claimed, undefined, claimNext, async (tx, nowMs) => {
       const { owner } = this.context.lease;
       if (outcome.ok === 'prepared') {
-        const kept = { ...outcome.state, content: preparedFor };
+        // The platform's own deadline for what was prepared goes with it (`preparedState`).
+        const kept = { ...outcome.state, content: preparedFor, keptUntilMs: outcome.expiresAtMs };
         const mine = await tx.jobs.finish(
           job.id,
           owner,

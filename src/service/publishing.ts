@@ -41,8 +41,7 @@ export async function startPublishing(
   const mediaTypes = new Map(media.map((record) => [record.id, record.type]));
   // What was prepared ahead for this content (media uploaded before the due time) goes to its send;
   // only a post with media is prepared.
-  const prepared =
-    mediaIds.length > 0 || post.payload.media?.length ? await store.jobs.preparedFor(post.id) : new Map();
+  const prepared = post.payload.media?.length ? await store.jobs.preparedFor(post.id) : new Map();
   const deliveries: NewDelivery[] = (collection?.channels ?? []).map((channel) => {
     const plan = planDelivery(post.payload, channel, mediaTypes);
     const base = {
@@ -52,7 +51,7 @@ export async function startPublishing(
       channelType: channel.type,
     };
     if (plan.action === 'send') {
-      const ahead = preparedState(prepared.get(channel.id), plan.content);
+      const ahead = preparedState(prepared.get(channel.id), plan.content, nowMs);
       return {
         ...base,
         status: 'pending',
@@ -101,11 +100,24 @@ export async function settlePost(
 
 /**
  * The state a prepare job left for this content: only a finished one, made for this very content (the
- * post may have changed since), is handed to the send.
+ * post may have changed since), while the platform still keeps what was prepared (a post moved later
+ * may outlive it), is handed to the send.
  */
-function preparedState(job: JobRecord | undefined, content: PlatformContent): StepState | undefined {
+function preparedState(
+  job: JobRecord | undefined,
+  content: PlatformContent,
+  nowMs: number,
+): StepState | undefined {
   if (job?.status !== 'done') return undefined;
-  const { content: preparedFor, ...state } = job.state as { content?: string };
+  const {
+    content: preparedFor,
+    keptUntilMs,
+    ...state
+  } = job.state as {
+    content?: string;
+    keptUntilMs?: number;
+  };
+  if (keptUntilMs !== undefined && nowMs >= keptUntilMs) return undefined;
   return preparedFor === contentKey(content) ? state : undefined;
 }
 

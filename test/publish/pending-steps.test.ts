@@ -10,6 +10,7 @@
  */
 import { afterEach, expect, it } from 'vitest';
 import { formatLocalTime } from '../../src/domain/time.js';
+import { LocalPublishingService } from '../../src/service/local-service.js';
 import { type ConnectedEngine, openConnectedEngine } from '../support/connected-engine.js';
 
 const PROCESSING_MS = 5 * 60_000;
@@ -95,5 +96,42 @@ it("a SCHEDULE post's video is uploaded ahead of its time and only the status go
   expect(statusPosts().map((request) => request.receivedAt)).toEqual([dueAtMs]);
   expect(mastodon.statuses).toHaveLength(1);
   expect(mastodon.statuses[0]!.mediaIds).toEqual([...mastodon.media.keys()]);
+  expect((await post.read()).status).toBe('published');
+});
+
+it('a post moved past the time the platform keeps its prepared media is uploaded again at its time', async () => {
+  world = await openConnectedEngine({ mastodon: { videoProcessingMs: 0 } });
+  const { rt, mastodon } = world;
+  const engine = world.scheduler();
+  const mediaId = await world.uploadVideo();
+  const startMs = Math.ceil(rt.clock.now() / 1000) * 1000;
+  const post = await world.publishTo('Mastodon', {
+    publishMode: 'SCHEDULE',
+    scheduledAt: formatLocalTime(startMs + 10 * 60_000, 'Europe/London'),
+    caption: 'Moved to tomorrow',
+    media: [{ id: mediaId }],
+  });
+  await engine.runOnce();
+  rt.clock.advance(5_000); // its processing, checked: prepared
+  await engine.runOnce();
+  expect(uploads()).toHaveLength(1);
+  const [prepared] = [...(await rt.runtime.store.jobs.preparedFor(post.postId)).values()];
+  expect(prepared?.status).toBe('done');
+  // Moved 21 hours later, same content: Mastodon deletes unattached media after a day, counted as 20 h.
+  const movedMs = startMs + 21 * 60 * 60_000;
+  const { store } = rt.runtime;
+  const brandId = (await store.findBrandIdByTitle('Acme'))!;
+  await new LocalPublishingService(rt.runtime, (await store.onlyUser())!).updatePost({
+    brandId,
+    postId: post.postId,
+    scheduledAt: formatLocalTime(movedMs, 'Europe/London'),
+  });
+  rt.clock.set(movedMs);
+  await engine.runOnce();
+  expect(uploads()).toHaveLength(2);
+  rt.clock.advance(5_000); // the new upload's processing, checked
+  await engine.runOnce();
+  expect(mastodon.statuses).toHaveLength(1);
+  expect(mastodon.statuses[0]!.mediaIds).toEqual([[...mastodon.media.keys()][1]]);
   expect((await post.read()).status).toBe('published');
 });
