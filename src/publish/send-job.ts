@@ -122,11 +122,9 @@ async function recordStep(
   nowMs: number,
   step: StepRecord,
 ): Promise<Recorded> {
-  const { job, delivery, post, outcome } = step;
+  const { job, post, outcome } = step;
   const { owner } = context.lease;
-  const deliveryId = job.deliveryId!;
-  const about = post ?? { id: delivery?.postId ?? 0, brandId: 0 };
-  const channel = { id: deliveryId, channelName: delivery?.channelName ?? `channel ${job.channelId}` };
+  const { deliveryId, about, channel } = subjectOf(step);
   if (outcome.ok === 'prepared') {
     // What the commit needs is ready now (a video the platform finished processing): commit it now.
     const reason = 'Ready to publish.';
@@ -194,17 +192,23 @@ async function recordStep(
   return recordFailure(tx, nowMs, step, decideAfterFailure(outcome, job.attempts, repeatable, nowMs));
 }
 
+/** The delivery a step records, and its post and channel as events name them. */
+function subjectOf({ job, delivery, post }: StepRecord) {
+  const deliveryId = job.deliveryId!;
+  const about = post ?? { id: delivery?.postId ?? 0, brandId: 0 };
+  const channel = { id: deliveryId, channelName: delivery?.channelName ?? `channel ${job.channelId}` };
+  return { deliveryId, about, channel };
+}
+
 async function recordFailure(
   tx: Store,
   nowMs: number,
   step: StepRecord,
   decision: FailureDecision,
 ): Promise<Recorded> {
-  const { job, delivery, post } = step;
+  const { job } = step;
   const owner = job.owner!;
-  const deliveryId = job.deliveryId!;
-  const about = post ?? { id: delivery?.postId ?? 0, brandId: 0 };
-  const channel = { id: deliveryId, channelName: delivery?.channelName ?? `channel ${job.channelId}` };
+  const { deliveryId, about, channel } = subjectOf(step);
   if (decision.action === 'retry') {
     const mine = await tx.jobs.reschedule(job.id, owner, { dueAtMs: decision.atMs, reason: decision.reason });
     if (!mine) return { mine, ok: false, events: [], outcome: decision.reason };
