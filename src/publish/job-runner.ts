@@ -62,13 +62,16 @@ export class JobRunner {
     this.fill?.();
   }
 
-  /** Runs due jobs until none is due and none is running. */
   /** A new pass: claims may be taken again after a `halt()`. */
   resume(): void {
     this.halted = false;
   }
 
-  async runDue(): Promise<{ ok: number; failed: number }> {
+  /**
+   * Runs due jobs until none is due and none is running, and not before `until` settles (work that
+   * makes jobs, such as due posts starting: `moreWork` claims what each step of it made).
+   */
+  async runDue(until?: Promise<unknown>): Promise<{ ok: number; failed: number }> {
     const { store, lease, clock, inFlight } = this.options;
     let [ok, failed, slots, claiming, claimAgain] = [0, 0, 0, false, false];
     const running = new Set<Promise<void>>();
@@ -148,8 +151,9 @@ export class JobRunner {
       );
     }, this.options.lookMs ?? 250);
     look.unref();
-    fill();
     this.fill = fill;
+    if (until) track(until.then(fill, () => undefined));
+    fill();
     try {
       while (running.size > 0) await Promise.all([...running]);
     } finally {

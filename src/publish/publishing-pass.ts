@@ -58,6 +58,7 @@ export class PublishingPass {
   private readonly runner: JobRunner;
   private readonly prepare: PrepareAhead;
   private readonly counts = { sent: 0, comments: 0 };
+  private starting: Promise<{ started: number; leftToOthers: number }> | undefined;
 
   constructor(private readonly options: PublishingPassOptions) {
     this.context = {
@@ -102,9 +103,12 @@ export class PublishingPass {
     this.counts.comments = 0;
     this.runner.resume();
     await this.takeOverExpired();
-    // Due jobs run while due posts start: a brand's deliveries go out as soon as its start commits
-    // (`onStarted` wakes the runner), not once every brand of a burst has started.
-    const [starts, first] = await Promise.all([this.startDue(), this.runner.runDue()]);
+    // Due jobs run while due posts start: a batch's deliveries go out as soon as its brands' starts
+    // commit (`onStarted` wakes the runner), not once every brand of a burst has started. The runner
+    // stays on until the starts are over, even when nothing was due as it began.
+    const starting = this.startDue();
+    const first = await this.runner.runDue(starting);
+    const starts = await starting;
     await this.prepare.plan();
     // What started after the runner had found nothing left to run.
     const rest = await this.runner.runDue();
@@ -116,8 +120,9 @@ export class PublishingPass {
     };
   }
 
+  /** One start of due posts at a time: a look while the pass's own start runs joins it. */
   private startDue(): Promise<{ started: number; leftToOthers: number }> {
-    return startDuePosts({
+    this.starting ??= startDuePosts({
       store: this.options.store,
       nowMs: () => this.options.clock.now(),
       batchSize: this.options.batchSize,
@@ -126,7 +131,10 @@ export class PublishingPass {
         this.runner.moreWork();
         this.options.onStarted?.();
       },
+    }).finally(() => {
+      this.starting = undefined;
     });
+    return this.starting;
   }
 
   private async runJob(claimed: ClaimedJob, claimNext: boolean): Promise<JobResult> {

@@ -193,6 +193,61 @@ describe('scheduler', () => {
     expect(outbox()).toHaveLength(0);
   });
 
+  it("sends a burst's first batch of posts while the next batches start, each batch in one claim", async () => {
+    // Three posts of two brands due by 13:30Z, started one post at a time (a batch of one): each batch
+    // is sent once its start committed, before the last post starts, not once the whole burst started;
+    // and each batch is claimed at once.
+    const order: string[] = [];
+    const sandbox = new SandboxPublisher(rt.runtime.store.sandbox, rt.clock);
+    const recording: Publisher = {
+      name: 'recording',
+      idempotent: true,
+      deliver: async (job) => {
+        order.push(`send ${job.postId}`);
+        return sandbox.deliver(job);
+      },
+      comment: (job) => sandbox.comment(job),
+    };
+    const first = await create({ publishMode: 'SCHEDULE', scheduledAt: '2026-11-21 08:29:00' });
+    await rt.service.createPost({
+      brandId: 2,
+      collectionId: 5,
+      caption: 'Hello Tokyo',
+      publishMode: 'SCHEDULE',
+      scheduledAt: '2026-11-21 22:29:30', // Asia/Tokyo: 13:29:30Z
+    });
+    const last = await create({
+      publishMode: 'SCHEDULE',
+      scheduledAt: '2026-11-21 08:30:00',
+      caption: 'Later',
+    });
+    rt.clock.set(Date.parse('2026-11-21T13:30:00Z'));
+    const kiteChannels = 4;
+    const claims: number[] = [];
+    const store = rt.runtime.store;
+    const claim = store.jobs.claim.bind(store.jobs);
+    store.jobs.claim = async (...args) => {
+      const claimed = await claim(...args);
+      if (claimed.length > 0) claims.push(claimed.length);
+      return claimed;
+    };
+    const batched = new Scheduler({
+      store,
+      clock: rt.clock,
+      publisher: recording,
+      batchSize: 1,
+      events: (event) => {
+        if (/publishing to/.test(event.message)) order.push(`start ${event.postId}`);
+      },
+    });
+    const summary = await batched.runOnce();
+    expect(summary).toMatchObject({ started: 3, sent: 22 + kiteChannels });
+    expect(order.indexOf(`send ${first}`)).toBeGreaterThan(order.indexOf(`start ${first}`));
+    expect(order.indexOf(`send ${first}`)).toBeLessThan(order.indexOf(`start ${last}`));
+    expect(claims.slice(0, 3)).toEqual([11, kiteChannels, 11]);
+    expect(sendsOf()).toEqual(Array(22 + kiteChannels).fill(1));
+  });
+
   it('asks the publisher once per delivery', async () => {
     for (let i = 0; i < 3; i++) await create({ publishMode: 'IMMEDIATE', caption: `Post ${i}` });
     expect(await scheduler.runOnce()).toMatchObject({ sent: 33 });

@@ -28,7 +28,8 @@ function toConnection(row: Row): ConnectionRecord {
 
 /** What every instance of one store reads once: its id never changes. */
 export interface ConnectionMemo {
-  storeId?: string;
+  /** One read for all callers, those that ask while it is under way included (a burst's sends). */
+  storeId?: Promise<string>;
 }
 
 export class PostgresConnectionStore implements ConnectionStore {
@@ -155,10 +156,17 @@ export class PostgresConnectionStore implements ConnectionStore {
     return row && Number(row.id);
   }
 
-  async storeId(): Promise<string> {
-    this.memo.storeId ??= String(
-      (await this.sql.get(`SELECT value FROM store_meta WHERE key = 'store_id'`))?.value,
-    );
+  storeId(): Promise<string> {
+    if (!this.memo.storeId) {
+      const read = this.sql
+        .get(`SELECT value FROM store_meta WHERE key = 'store_id'`)
+        .then((row) => String(row?.value));
+      // A failed read is tried again by the next caller.
+      read.catch(() => {
+        if (this.memo.storeId === read) this.memo.storeId = undefined;
+      });
+      this.memo.storeId = read;
+    }
     return this.memo.storeId;
   }
 }
