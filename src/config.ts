@@ -2,6 +2,7 @@
  * The one place that reads process.env and argv. Defaults < environment < command line; the result is
  * validated and frozen. Errors are messages for the person at the terminal.
  */
+
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -18,6 +19,7 @@ import {
   parseTimeoutSeconds,
 } from './config-values.js';
 import { parseReadOnly, parseToolsets, type ToolSelection } from './mcp/toolsets.js';
+import { loadOAuthApps, type OAuthApps } from './oauth-apps.js';
 import { CONNECT_FLAGS, CONNECT_OPTIONS } from './publish/connectors/connect-flags.js';
 import { connectedKindList } from './publish/connectors/registry.js';
 import { USAGE } from './usage.js';
@@ -49,6 +51,8 @@ export interface Config {
   platformTimeoutMs: number;
   /** Reads an environment variable that a workspace file names as a channel's secret. */
   readEnv: (name: string) => string | undefined;
+  /** The operator's developer apps on the OAuth platforms (oauth-apps.ts). */
+  oauthApps: OAuthApps;
   host: string;
   port: number;
   dataDir: string;
@@ -175,6 +179,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
     drainMs: parseDrainSeconds(env.SOCIAL_PUBLISHER_DRAIN_SECONDS) * 1000,
     platformTimeoutMs: parseTimeoutSeconds(env.SOCIAL_PUBLISHER_PLATFORM_TIMEOUT_SECONDS) * 1000,
     readEnv: (name) => nonEmpty(env[name]),
+    oauthApps: loadOAuthApps(env, resolvedDataDir),
   };
   const secretKey = nonEmpty(env.SOCIAL_PUBLISHER_SECRET_KEY);
   if (secretKey) config.secretKey = secretKey;

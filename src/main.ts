@@ -54,6 +54,7 @@ function engineOptions(
     media: runtime.media,
     downloader: runtime.downloader,
     readEnv: config.readEnv,
+    oauthApps: config.oauthApps,
     platformTimeoutMs: config.platformTimeoutMs,
     claimLeaseMs: config.claimLeaseMs,
     sendsInFlight: config.sendsInFlight,

@@ -7,8 +7,10 @@
  * `load`, connectors/registry.ts). The media files a connector is handed and does not release are
  * released when it closes (a downloaded file deleted).
  */
+
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import type { OAuthApps } from '../oauth-apps.js';
 import type { ConnectionRecord, Publisher, PublishOutcome, Store } from '../ports.js';
 import type { SecretBox } from '../store/secret-box.js';
 import type { ConnectorContext } from './connector.js';
@@ -31,6 +33,8 @@ export interface ChannelConnectorsOptions {
   context: SharedContext;
   /** Reads an environment variable named by a workspace file's connection. */
   readEnv: (name: string) => string | undefined;
+  /** The operator's OAuth apps: a connector refreshes its tokens with its platform's. */
+  oauthApps?: Pick<OAuthApps, 'get'>;
 }
 
 export class ChannelConnectors implements ConnectorRouter {
@@ -103,7 +107,9 @@ export class ChannelConnectors implements ConnectorRouter {
     }
     const { store, secrets, context } = this.options;
     const { channelId } = connection;
-    const open = await connectorModule(connection.kind).load();
+    const module = connectorModule(connection.kind);
+    const open = await module.load();
+    const { oauthApps } = this.options;
     const media = heldMedia(context.loadMedia);
     const publisher = open(
       { ...connection, channelId, secret },
@@ -114,6 +120,7 @@ export class ChannelConnectors implements ConnectorRouter {
           await store.connections.setSecret(channelId, secrets.seal(changed, channelId), context.clock.now());
           await this.keepCurrent(channelId);
         },
+        oauthClient: () => (module.app ? oauthApps?.get(module.app.name) : undefined),
         // Coordinated through the store: one refresh of a token, whichever processes find it stale.
         refreshSecret: async (request) => {
           const leaseMs = Math.max(30_000, 2 * context.timeoutMs);

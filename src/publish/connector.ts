@@ -12,6 +12,7 @@
 import type { Capabilities } from '../domain/capabilities.js';
 import type { PlatformMedia } from '../domain/delivery.js';
 import type { Clock, Publisher } from '../ports.js';
+import type { OAuthClient } from './connectors/module.js';
 import type { ConnectedKind } from './connectors/registry.js';
 
 /** What `connect` stores for a channel, and what a connector is opened with. */
@@ -87,6 +88,11 @@ export interface ConnectorContext {
   saveSecret(secret: string): Promise<void>;
   /** For connectors whose tokens expire (OAuth with refresh): see RefreshSecret (refresh-secret.ts). */
   refreshSecret?: RefreshSecret;
+  /**
+   * The operator's app credentials for this connection's platform (its module's `app`: src/oauth-apps.ts),
+   * to refresh its tokens; undefined when none are configured.
+   */
+  oauthClient?(): OAuthClient | undefined;
   clock: Clock;
   /** The operator's log; never given a secret. */
   log: (message: string) => void;

@@ -2,7 +2,9 @@
  * The publishing engine of a running server: the connectors (each connected channel's own, and the
  * configured default for the others) and the loop that drives them.
  */
+
 import type { PublisherConfig } from '../config.js';
+import type { OAuthApps } from '../oauth-apps.js';
 import type {
   Clock,
   MediaDownloader,
@@ -46,6 +48,8 @@ export async function startPublishingEngine(options: {
   downloader?: MediaDownloader;
   /** Reads an environment variable that a workspace file named as a channel's secret. */
   readEnv?: (name: string) => string | undefined;
+  /** The operator's OAuth apps, whose credentials refresh the connections' tokens. */
+  oauthApps?: Pick<OAuthApps, 'get'>;
   /** Deadline of one request to a platform. Default 30 s. */
   platformTimeoutMs?: number;
   /** How long a claim on a delivery lasts unless renewed. */
@@ -73,6 +77,7 @@ export async function startPublishingEngine(options: {
     secrets: options.secrets,
     fallback: publisher,
     readEnv: options.readEnv ?? (() => undefined),
+    ...(options.oauthApps ? { oauthApps: options.oauthApps } : {}),
     context: {
       loadMedia: mediaLoader(options.store, options.media, options.downloader),
       clock: options.clock,

@@ -58,6 +58,47 @@ export interface ConnectSpec {
   verify(input: ConnectInput): Promise<VerifiedConnection>;
 }
 
+/**
+ * The operator's developer apps (product.md): each is given as SOCIAL_PUBLISHER_<APP>_CLIENT_ID and
+ * SOCIAL_PUBLISHER_<APP>_CLIENT_SECRET, or in DATA_DIR/apps.json (src/oauth-apps.ts).
+ */
+export const OAUTH_APP_NAMES = [
+  'X',
+  'LINKEDIN',
+  'FACEBOOK',
+  'INSTAGRAM',
+  'THREADS',
+  'GOOGLE',
+  'TIKTOK',
+  'PINTEREST',
+] as const;
+export type OAuthAppName = (typeof OAUTH_APP_NAMES)[number];
+
+/** A platform whose sign-in uses an app the operator registered there (every OAuth platform but Mastodon). */
+export interface OAuthAppSpec {
+  /** Which app's credentials: `SOCIAL_PUBLISHER_<name>_CLIENT_ID`. */
+  readonly name: OAuthAppName;
+  /** Where the operator registers the app (said when its credentials are missing). */
+  readonly registerAt: string;
+  /**
+   * The origin of the platform's authorization page and token endpoint (`--auth-root` replaces it;
+   * the connection keeps the one it was made with in `settings.authRoot`).
+   */
+  readonly authRoot: string;
+  /** The origin of every other call (`--api-root` replaces it): the connection's `endpoint`. */
+  readonly apiRoot: string;
+}
+
+/** An identity the approved account may post as: the member, an organization page, a Page, a board. */
+export interface OAuthIdentity {
+  /** The platform's id (what `--account` matches first, and what `verify` is given as `account`). */
+  id: string;
+  /** As the platform shows it (what `--account` matches next). */
+  name: string;
+  /** What it is, in a word for the list: `member`, `organization`. */
+  kind?: string;
+}
+
 /** An OAuth client of the platform: registered by the program itself (Mastodon) or the operator's app. */
 export interface OAuthClient {
   clientId: string;
@@ -121,6 +162,12 @@ export interface OAuthHooks {
     } & OAuthClient &
       OAuthHttp,
   ): Promise<OAuthTokens>;
+  /**
+   * The identities the approved account may post as, when there can be several (LinkedIn: the member
+   * and the organization pages they administer). Absent: the account itself, as `verify` finds it.
+   * `endpoint` is the API root.
+   */
+  identities?(params: { endpoint: string; accessToken: string } & OAuthHttp): Promise<OAuthIdentity[]>;
   /** A new access token from the refresh token. Absent: the platform's tokens do not expire. */
   refresh?(
     params: { endpoint: string; refreshToken: string } & OAuthClient & OAuthHttp,
@@ -152,6 +199,8 @@ export interface ConnectorModule<K extends string = string> {
   importedSettings?(accountId: string): Record<string, unknown>;
   /** Loads the connector's code and gives its opener. */
   load(): Promise<OpenConnector>;
+  /** The operator's app its OAuth sign-in needs; absent: none (Mastodon registers its own). */
+  readonly app?: OAuthAppSpec;
   /** Loads the platform's OAuth steps; absent where the secret is typed or read from the environment. */
   oauth?(): Promise<OAuthHooks>;
 }

@@ -1,0 +1,134 @@
+/**
+ * The secret of a connection made by an OAuth sign-in with the operator's app (X, LinkedIn and the
+ * platforms after them): its tokens as JSON, and the access token a connector sends, kept fresh. The
+ * token is refreshed ahead of its expiry, or once after the platform refused it (401), through the
+ * engine (`ConnectorContext.refreshSecret`): one process refreshes it, the others take what it stored,
+ * and a rotating refresh token is spent once. A refresh the platform refuses for good answers
+ * `reconnect` with the platform's reason.
+ */
+import type { ConnectorContext } from '../connector.js';
+import type { OAuthClient, OAuthHooks, OAuthTokens } from './module.js';
+
+/** How long before its expiry an access token is refreshed: a send never starts with one about to die. */
+export const REFRESH_AHEAD_MS = 5 * 60_000;
+
+/** The stored secret of an OAuth connection. */
+export function tokensSecret(tokens: OAuthTokens): string {
+  return JSON.stringify({
+    accessToken: tokens.accessToken,
+    ...(tokens.refreshToken === undefined ? {} : { refreshToken: tokens.refreshToken }),
+    ...(tokens.expiresAtMs === undefined ? {} : { expiresAtMs: tokens.expiresAtMs }),
+    ...(tokens.scope === undefined ? {} : { scope: tokens.scope }),
+  });
+}
+
+/** The tokens of a stored secret; throws an Error that says to reconnect when it is not one. */
+export function tokensOf(secret: string): OAuthTokens {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(secret);
+  } catch {
+    parsed = undefined;
+  }
+  const tokens = parsed as Partial<OAuthTokens> | undefined;
+  if (!tokens || typeof tokens.accessToken !== 'string' || tokens.accessToken === '') {
+    throw new Error(
+      'The stored sign-in of this channel is unreadable: run social-publisher-mcp connect again.',
+    );
+  }
+  return {
+    accessToken: tokens.accessToken,
+    ...(typeof tokens.refreshToken === 'string' ? { refreshToken: tokens.refreshToken } : {}),
+    ...(typeof tokens.expiresAtMs === 'number' ? { expiresAtMs: tokens.expiresAtMs } : {}),
+    ...(typeof tokens.scope === 'string' ? { scope: tokens.scope } : {}),
+  };
+}
+
+/** Thrown when the token cannot be refreshed: the connector answers `reconnect` with this reason. */
+export class SignInExpired extends Error {}
+
+export interface TokenKeeperOptions {
+  /** The connection's stored secret (`tokensSecret`). */
+  secret: string;
+  /** The platform's OAuth steps (its module's `oauth()`), loaded when a refresh is first needed. */
+  hooks: () => Promise<OAuthHooks>;
+  /** The origin of the platform's token endpoint: the connection's `settings.authRoot`, else the app's. */
+  authRoot: string;
+  /** The platform's name, for the reasons. */
+  platform: string;
+  context: Pick<ConnectorContext, 'clock' | 'refreshSecret' | 'oauthClient' | 'timeoutMs' | 'userAgent'>;
+}
+
+/**
+ * A connector's access token: `token()` before each call, `refused(token)` after a 401 (gives the
+ * token to retry with once, refreshed unless another call refreshed it already).
+ */
+export class TokenKeeper {
+  private secret: string;
+  private tokens: OAuthTokens;
+
+  constructor(private readonly options: TokenKeeperOptions) {
+    this.secret = options.secret;
+    this.tokens = tokensOf(options.secret);
+  }
+
+  /** The access token to send now, refreshed first when it expires within REFRESH_AHEAD_MS. */
+  async token(): Promise<string> {
+    const { expiresAtMs } = this.tokens;
+    if (expiresAtMs !== undefined && expiresAtMs - this.options.context.clock.now() < REFRESH_AHEAD_MS) {
+      await this.refresh(this.secret);
+    }
+    return this.tokens.accessToken;
+  }
+
+  /** The platform refused `token` (401): the token to retry with, after a refresh if none happened since. */
+  async refused(token: string): Promise<string> {
+    if (token !== this.tokens.accessToken) return this.tokens.accessToken;
+    await this.refresh(this.secret);
+    return this.tokens.accessToken;
+  }
+
+  private async refresh(stale: string): Promise<void> {
+    const { context, platform } = this.options;
+    const current = tokensOf(stale);
+    if (!current.refreshToken || !context.refreshSecret) {
+      throw new SignInExpired(
+        `The ${platform} sign-in of this channel has expired and cannot be renewed: run social-publisher-mcp connect again.`,
+      );
+    }
+    const fresh = await context.refreshSecret({
+      stale,
+      refresh: async (stored) => {
+        const tokens = tokensOf(stored);
+        if (!tokens.refreshToken) {
+          throw new SignInExpired(
+            `The ${platform} sign-in of this channel cannot be renewed: connect it again.`,
+          );
+        }
+        const hooks = await this.options.hooks();
+        if (!hooks.refresh) throw new SignInExpired(`${platform} tokens cannot be refreshed: connect again.`);
+        const client: OAuthClient | undefined = context.oauthClient?.();
+        if (!client)
+          throw new SignInExpired(`No ${platform} app credentials are configured to renew the sign-in.`);
+        let renewed: OAuthTokens;
+        try {
+          renewed = await hooks.refresh({
+            endpoint: this.options.authRoot,
+            refreshToken: tokens.refreshToken,
+            ...client,
+            userAgent: context.userAgent,
+            timeoutMs: context.timeoutMs,
+          });
+        } catch (error) {
+          throw new SignInExpired(
+            `${platform} refused to renew the sign-in of this channel (${(error as Error).message}): run social-publisher-mcp connect again.`,
+          );
+        }
+        // A platform that does not rotate its refresh token keeps the one it had.
+        return tokensSecret({ ...renewed, refreshToken: renewed.refreshToken ?? tokens.refreshToken });
+      },
+    });
+    this.secret = fresh;
+    this.tokens = tokensOf(fresh);
+  }
+}
