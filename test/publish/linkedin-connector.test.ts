@@ -127,14 +127,12 @@ describe('what each post field becomes', () => {
     });
   });
 
-  it('a link without media becomes an article card with its title; with media it goes in the text', async () => {
+  it('a link without media becomes an article card titled by its host; with media it goes in the text', async () => {
     const publisher = await open();
-    await publisher.deliver(
-      job({ caption: 'Read this', link: 'https://example.com/a', overrides: { title: 'The article' } }),
-    );
+    await publisher.deliver(job({ caption: 'Read this', link: 'https://example.com/a' }));
     expect(lastPost()).toMatchObject({
       commentary: 'Read this',
-      content: { article: { source: 'https://example.com/a', title: 'The article' } },
+      content: { article: { source: 'https://example.com/a', title: 'example.com' } },
     });
     await publisher.deliver(
       job({ caption: 'Look', link: 'https://example.com/b', media: [file('i', 'image/png', 'i.png', 10)] }),

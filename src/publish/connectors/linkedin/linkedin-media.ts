@@ -7,6 +7,7 @@
  * `GET /rest/videos/{urn}` until it is AVAILABLE, in later steps, never waiting inside one.
  */
 import { Readable } from 'node:stream';
+import type { ReadableStream } from 'node:stream/web';
 import type { MediaSource } from '../../connector.js';
 import { headerValue, type PlatformAnswer } from '../../platform-http.js';
 import type { LinkedInMedia } from './linkedin-post.js';
@@ -55,7 +56,7 @@ export async function uploadMedia(
   await send({
     method: 'PUT',
     url: value.uploadUrl,
-    bytes: async () => Readable.fromWeb((await file.blob()).stream() as never),
+    bytes: async () => Readable.fromWeb((await file.blob()).stream() as ReadableStream<Uint8Array>),
     headers: { 'content-length': String(file.size), 'content-type': file.type },
   });
   return { kind, name: file.name, urn, processing: false };

@@ -36,10 +36,12 @@ export function commentaryOf(content: PlatformContent, linkInText: boolean): str
   return caption ? `${caption}\n\n${link}` : link;
 }
 
-/** The article card's title: `platforms.linkedin.title` when given, else the link's host. */
+/**
+ * The article card's title (LinkedIn does not fetch the page): the post's title where the platform
+ * rules pass one on (today only to YouTube and Pinterest), else the link's host.
+ */
 function articleTitle(content: PlatformContent, link: string): string {
-  const title = content.overrides?.title;
-  if (typeof title === 'string' && title.trim()) return title;
+  if (content.title?.trim()) return content.title;
   try {
     return new URL(link).host;
   } catch {
