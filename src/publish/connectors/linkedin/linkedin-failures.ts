@@ -68,6 +68,6 @@ export const LINKEDIN_HOOKS: PlatformHooks = {
       `LinkedIn refused the sign-in of ${call.account} (${said}): run \`social-publisher-mcp connect linkedin\` again to reconnect the channel.`,
     refused: (call, said) => `LinkedIn refused the ${call.what}: ${said}`,
     unanswered: (call, message) =>
-      `LinkedIn (${call.address}) did not answer the ${call.what} request (${message}): it may have been published. It is not sent again, since LinkedIn cannot deduplicate a post: look at the feed of ${call.account}, and publish it again if it is not there.`,
+      `LinkedIn (${call.address}) did not answer the ${call.what} request (${message}): it may have been published. It is not sent again, since LinkedIn cannot deduplicate: look at the feed of ${call.account}, and send it again if it is not there.`,
   },
 };
