@@ -111,6 +111,7 @@ describe('connect, from the modules', () => {
       'social-publisher-mcp connect mastodon --brand B --instance URL [--token-env VAR] [--collection C]...',
       'social-publisher-mcp connect bluesky  --brand B --handle H [--service URL] [--password-env VAR] [--collection C]...',
       'social-publisher-mcp connect telegram --brand B --chat CHAT [--token-env VAR] [--api-root URL] [--collection C]...',
+      'social-publisher-mcp connect linkedin --brand B [--api-root URL] [--collection C]...',
     ];
     const lines = connectUsage()
       .split('\n')
@@ -120,7 +121,7 @@ describe('connect, from the modules', () => {
     expect(lines).toEqual(contract);
     expect(USAGE).toContain(connectUsage());
     expect(USAGE).toContain(
-      "Also: --name NAME (the channel's name), --paste-code (Mastodon sign-in without\n                             a browser redirect to this machine)",
+      "Also: --name NAME (the channel's name), --paste-code (Mastodon or LinkedIn\n                             sign-in without a browser redirect to this machine)",
     );
   });
 
@@ -162,9 +163,9 @@ describe('connect, from the modules', () => {
       redirect: 'paste',
     });
     expect(parse('myspace', '--brand', 'A')).toBe(
-      'connect: unknown platform "myspace"; use mastodon, bluesky or telegram.',
+      'connect: unknown platform "myspace"; use mastodon, bluesky, telegram or linkedin.',
     );
-    expect(parse()).toBe('connect needs the platform: mastodon, bluesky or telegram.');
+    expect(parse()).toBe('connect needs the platform: mastodon, bluesky, telegram or linkedin.');
     expect(parse('telegram', '--brand', 'A', '--chat', '@c', '--paste-code')).toBe(
       'connect telegram does not take --paste-code.',
     );

@@ -10,12 +10,13 @@
  */
 import type { ChannelType } from '../../domain/schemas.js';
 import { bluesky } from './bluesky/index.js';
+import { linkedin } from './linkedin/index.js';
 import { mastodon } from './mastodon/index.js';
 import type { ConnectorModule } from './module.js';
 import { telegram } from './telegram/index.js';
 
 /** In the order help, errors and docs list them. */
-export const CONNECTOR_MODULES = [mastodon, bluesky, telegram] as const;
+export const CONNECTOR_MODULES = [mastodon, bluesky, telegram, linkedin] as const;
 
 /** A platform with a connector of its own: `mastodon`, `bluesky`, `telegram`. */
 export type ConnectedKind = (typeof CONNECTOR_MODULES)[number]['kind'];
