@@ -16,7 +16,14 @@ import {
   ElicitRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CHILD_TIMEOUT_MS, cleanup, requireBuild, tempDir } from '../mcp/cli-harness.js';
+import {
+  CHILD_TIMEOUT_MS,
+  childEnv,
+  cleanup,
+  connectStdio,
+  requireBuild,
+  tempDir,
+} from '../mcp/cli-harness.js';
 import { programEnv, restClient, type Serve, startServe } from '../support/connected-program.js';
 import { type LinkedInServer, MEMBER_URN, startLinkedInServer } from '../support/linkedin-server.js';
 
@@ -38,8 +45,8 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** `serve` on a known port, with that address as its public URL and the LinkedIn app in apps.json. */
-async function serveWithApp(options: { publicUrl?: boolean } = {}): Promise<Serve> {
+/** A data directory with the operator's LinkedIn app in apps.json, pointed at the stand-in. */
+function dataDirWithApp(): string {
   const dataDir = tempDir('spm-oauth-serve-');
   writeFileSync(
     join(dataDir, 'apps.json'),
@@ -52,6 +59,12 @@ async function serveWithApp(options: { publicUrl?: boolean } = {}): Promise<Serv
       },
     }),
   );
+  return dataDir;
+}
+
+/** `serve` on a known port, with that address as its public URL and the LinkedIn app in apps.json. */
+async function serveWithApp(options: { publicUrl?: boolean } = {}): Promise<Serve> {
+  const dataDir = dataDirWithApp();
   const port = await freePort();
   const env = programEnv(
     dataDir,
@@ -230,5 +243,52 @@ describe('connect_channel over MCP', () => {
     expect(result.isError).toBe(true);
     expect((result.content[0] as { text: string }).text).toContain('did not open the sign-in page');
     await client.close();
+  });
+});
+
+describe('connect_channel over stdio', () => {
+  it('a client without elicitation gets the address; the process itself takes the callback on loopback', async () => {
+    const redirect = `http://127.0.0.1:${await freePort()}/callback`;
+    const session = await connectStdio(
+      childEnv({
+        SOCIAL_PUBLISHER_DATA_DIR: dataDirWithApp(),
+        SOCIAL_PUBLISHER_OAUTH_REDIRECT_URI: redirect,
+      }),
+    );
+    const result = await session.call('connect_channel', {
+      brandId: 1,
+      platform: 'linkedin',
+      account: 'Acme Corp',
+    });
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    const { authorizationUrl } = (result.structuredContent as { data: { authorizationUrl: string } }).data;
+    expect(new URL(authorizationUrl).searchParams.get('redirect_uri')).toBe(redirect);
+    const approved = await linkedin.approve(authorizationUrl);
+    const landed = await fetch(approved.redirectedTo);
+    expect(await landed.text()).toContain('Connected: Acme Corp');
+    const listed = await session.call('list_channels', { brandId: 1, per_page: 100 });
+    const names = (listed.structuredContent as { data: Array<{ name: string }> }).data.map((c) => c.name);
+    expect(names).toContain('Acme Corp');
+    expect(session.stderr()).not.toContain(approved.code);
+  });
+
+  it('remote mode hands the sign-in to the remote server, whose callback completes it', async () => {
+    await serveWithApp();
+    const session = await connectStdio(
+      childEnv({
+        SOCIAL_PUBLISHER_DATA_DIR: tempDir('spm-oauth-remote-'),
+        SOCIAL_PUBLISHER_API_URL: `${serve.url}/v1`,
+        SOCIAL_PUBLISHER_API_KEY: serve.key,
+      }),
+    );
+    const result = await session.call('connect_channel', {
+      brandId: 1,
+      platform: 'linkedin',
+      account: MEMBER_URN,
+    });
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    const { authorizationUrl } = (result.structuredContent as { data: { authorizationUrl: string } }).data;
+    expect(new URL(authorizationUrl).searchParams.get('redirect_uri')).toBe(`${serve.url}/oauth/callback`);
+    expect((await fetch((await linkedin.approve(authorizationUrl)).redirectedTo)).status).toBe(200);
   });
 });
