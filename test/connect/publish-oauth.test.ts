@@ -1,0 +1,123 @@
+/**
+ * Publishing to an OAuth platform through the built `serve`, counted at the platform: a LinkedIn channel
+ * connected with `connect linkedin` (the operator's app in apps.json, pointed at the loopback stand-in)
+ * publishes a scheduled post and its auto-comment once each; a process SIGKILLed while LinkedIn created
+ * the post but never answered publishes nothing twice after its restart (LinkedIn cannot deduplicate:
+ * the delivery fails with the reason to check the feed).
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
+import { formatLocalTime } from '../../src/domain/time.js';
+import { cleanup, requireBuild, spawnMain, tempDir } from '../mcp/cli-harness.js';
+import {
+  type ChannelDetailJson,
+  collect,
+  collectionId,
+  createPost,
+  DEMO_BRAND,
+  type PostJson,
+  programEnv,
+  restClient,
+  type Serve,
+  sleep,
+  startServe,
+  waitForPost,
+  waitForStderr,
+} from '../support/connected-program.js';
+import { type LinkedInServer, MEMBER_URN, startLinkedInServer } from '../support/linkedin-server.js';
+
+const LEASE_SECONDS = 2;
+let linkedin: LinkedInServer;
+const serves: Serve[] = [];
+
+beforeAll(() => requireBuild());
+beforeEach(async () => {
+  linkedin = await startLinkedInServer();
+});
+afterEach(async () => {
+  for (const serve of serves.splice(0)) await serve.kill();
+  await linkedin.close();
+  cleanup();
+});
+
+/** A data directory whose demo "Newsletter" collection holds a LinkedIn channel connected by `connect`. */
+async function connected(): Promise<{ env: Record<string, string>; channelId: number }> {
+  const dataDir = tempDir('spm-publish-oauth-');
+  writeFileSync(
+    join(dataDir, 'apps.json'),
+    JSON.stringify({ LINKEDIN: { clientId: linkedin.clientId, clientSecret: linkedin.clientSecret } }),
+  );
+  const env = programEnv(dataDir, { SOCIAL_PUBLISHER_CLAIM_LEASE_SECONDS: String(LEASE_SECONDS) });
+  const child = spawnMain(
+    [
+      'connect',
+      'linkedin',
+      '--brand',
+      DEMO_BRAND,
+      '--collection',
+      'Newsletter',
+      '--auth-root',
+      linkedin.url,
+      '--api-root',
+      linkedin.url,
+      '--account',
+      MEMBER_URN,
+      '--paste-code',
+    ],
+    env,
+  );
+  const out = collect(child);
+  const [, address] = await waitForStderr(child, /\n {2}(http\S+)\n/, out.stderr);
+  await waitForStderr(child, /Address the browser ended on: /, out.stderr);
+  child.stdin!.end(`${(await linkedin.approve(address!)).redirectedTo}\n`);
+  expect(await out.exit, out.stderr.text).toBe(0);
+  return { env, channelId: (JSON.parse(out.stdout.text) as ChannelDetailJson).id };
+}
+
+it('a scheduled post and its comment go to LinkedIn once each, at their time, with the public URL', async () => {
+  const { env, channelId } = await connected();
+  const serve = await startServe(env);
+  serves.push(serve);
+  const rest = restClient(serve);
+  const postId = await createPost(rest, await collectionId(rest, 'Newsletter'), {
+    publishMode: 'SCHEDULE',
+    scheduledAt: formatLocalTime(Date.now() + 2_000, 'America/New_York'),
+    caption: 'Roasting (light) #coffee',
+    comment: { comment: 'More at the shop', delay: 1 },
+  });
+  const post = await waitForPost(rest, postId);
+  expect(post.status).toBe('published');
+  expect(linkedin.posts).toHaveLength(1);
+  const [sent] = linkedin.posts;
+  expect(sent!.body).toMatchObject({ author: MEMBER_URN, commentary: 'Roasting \\(light\\) \\#coffee' });
+  const [delivery] = post.deliveries;
+  expect(delivery).toMatchObject({ channelId, status: 'sent', externalId: sent!.urn });
+  expect(delivery!.url).toBe(`https://www.linkedin.com/feed/update/${sent!.urn}`);
+  expect(linkedin.comments).toHaveLength(1);
+  expect(serve.stderr()).not.toContain(linkedin.clientSecret);
+});
+
+it('killed while LinkedIn created the post without answering: after the restart, still one post, the delivery failed with the reason', async () => {
+  const { env } = await connected();
+  linkedin.kit.hangAfterCreating({ route: '/rest/posts' });
+  const first = await startServe(env);
+  serves.push(first);
+  const rest = restClient(first);
+  const postId = await createPost(rest, await collectionId(rest, 'Newsletter'), {
+    publishMode: 'IMMEDIATE',
+    caption: 'Killed mid-commit',
+  });
+  for (let i = 0; linkedin.posts.length === 0; i++) {
+    if (i > 200) throw new Error('the post was never created');
+    await sleep(25);
+  }
+  await first.kill();
+  const second = await startServe(env, first.key);
+  serves.push(second);
+  const post = await waitForPost(restClient(second), postId, undefined, 20_000);
+  expect(linkedin.posts).toHaveLength(1);
+  expect(linkedin.kit.requestsTo('/rest/posts', 'POST')).toHaveLength(1);
+  expect(post.deliveries[0]).toMatchObject({ status: 'failed' });
+  expect(post.deliveries[0]!.reason).toMatch(/unknown|not sent again|check/i);
+}, 40_000);
