@@ -54,7 +54,7 @@ describe("X's weighted count", () => {
   const channel = { id: 1, name: 'Acme on X', type: 'X/Twitter' as const, status: 'ACTIVE' as const };
   const preflight = (caption: string) =>
     preflightChannel(
-      { publishMode: 'NOW', caption },
+      { publishMode: 'IMMEDIATE', caption },
       { ...channel, connector: 'x', capabilities: X },
       new Map(),
     );
@@ -73,7 +73,7 @@ describe("X's weighted count", () => {
     const poll = (option: string) =>
       preflightChannel(
         {
-          publishMode: 'NOW',
+          publishMode: 'IMMEDIATE',
           caption: 'Which?',
           poll: { question: 'Which?', options: ['yes', option], period: '1d' },
         },

@@ -111,6 +111,8 @@ describe('connect, from the modules', () => {
       'social-publisher-mcp connect mastodon --brand B --instance URL [--token-env VAR] [--collection C]...',
       'social-publisher-mcp connect bluesky  --brand B --handle H [--service URL] [--password-env VAR] [--collection C]...',
       'social-publisher-mcp connect telegram --brand B --chat CHAT [--token-env VAR] [--api-root URL] [--collection C]...',
+      // Not in product.md yet: its line (and the shared OAuth flags) come with the sign-in on main.
+      'social-publisher-mcp connect x        --brand B [--api-root URL] [--collection C]...',
     ];
     const lines = connectUsage()
       .split('\n')
@@ -120,7 +122,7 @@ describe('connect, from the modules', () => {
     expect(lines).toEqual(contract);
     expect(USAGE).toContain(connectUsage());
     expect(USAGE).toContain(
-      "Also: --name NAME (the channel's name), --paste-code (Mastodon sign-in without\n                             a browser redirect to this machine)",
+      "Also: --name NAME (the channel's name), --paste-code (Mastodon or X sign-in\n                             without a browser redirect to this machine)",
     );
   });
 
@@ -162,9 +164,9 @@ describe('connect, from the modules', () => {
       redirect: 'paste',
     });
     expect(parse('myspace', '--brand', 'A')).toBe(
-      'connect: unknown platform "myspace"; use mastodon, bluesky or telegram.',
+      'connect: unknown platform "myspace"; use mastodon, bluesky, telegram or x.',
     );
-    expect(parse()).toBe('connect needs the platform: mastodon, bluesky or telegram.');
+    expect(parse()).toBe('connect needs the platform: mastodon, bluesky, telegram or x.');
     expect(parse('telegram', '--brand', 'A', '--chat', '@c', '--paste-code')).toBe(
       'connect telegram does not take --paste-code.',
     );
