@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PlatformContent } from '../../src/domain/delivery.js';
-import type { DeliveryJob, Publisher } from '../../src/ports.js';
+import type { CheckOutcome, DeliveryJob, PrepareOutcome, Publisher } from '../../src/ports.js';
 import type { ConnectorContext, MediaSource } from '../../src/publish/connector.js';
 import { verifyX } from '../../src/publish/connectors/x/x-account.js';
 import { openX } from '../../src/publish/connectors/x/x-connector.js';
@@ -102,7 +102,9 @@ describe('what a post becomes on X', () => {
 
   it('uploads each image in one request and posts them in order', async () => {
     await start();
-    const outcome = await (await connect()).deliver(job({ caption: 'Two', media: [{ id: 'a' }, { id: 'b' }] }));
+    const outcome = await (await connect()).deliver(
+      job({ caption: 'Two', media: [{ id: 'a' }, { id: 'b' }] }),
+    );
     const uploads = server.kit.requestsTo('/2/media/upload', 'POST');
     expect(uploads.map((request) => [request.body.files[0]?.name, request.body.files[0]?.size])).toEqual([
       ['a.png', PNG.length],
@@ -139,11 +141,17 @@ describe('what a post becomes on X', () => {
     });
     if (first.ok !== 'pending') return;
     clock.advance(2_000);
-    const still = await publisher.check!({ ...job({ caption: 'Watch', media: [{ id: 'v' }] }), state: first.state });
+    const still = await publisher.check!({
+      ...job({ caption: 'Watch', media: [{ id: 'v' }] }),
+      state: first.state,
+    });
     expect(still).toMatchObject({ ok: 'pending', checkAtMs: clock.now() + 3_000 });
     expect(server.kit.requestsTo('/2/media/upload', 'GET')[0]?.query.get('command')).toBe('STATUS');
     clock.advance(3_000);
-    const ready = await publisher.check!({ ...job({ caption: 'Watch', media: [{ id: 'v' }] }), state: first.state });
+    const ready = await publisher.check!({
+      ...job({ caption: 'Watch', media: [{ id: 'v' }] }),
+      state: first.state,
+    });
     // The post itself goes through a commit, which the engine never resends blindly.
     expect(ready).toMatchObject({ ok: 'prepared' });
     expect(server.posts).toEqual([]);
@@ -160,7 +168,8 @@ describe('what a post becomes on X', () => {
     expect(outcome).toEqual({
       ok: false,
       kind: 'refused',
-      reason: 'X takes up to 4 images, or one video or GIF alone, in one post: send the video in a post of its own.',
+      reason:
+        'X takes up to 4 images, or one video or GIF alone, in one post: send the video in a post of its own.',
     });
     expect(server.media.size).toBe(0);
   });
@@ -168,14 +177,15 @@ describe('what a post becomes on X', () => {
   it("fails a video X could not process, in X's words", async () => {
     await start({ videoProcessingFails: true });
     const publisher = await connect();
-    let outcome = await publisher.prepare!(job({ media: [{ id: 'v' }] }));
+    let outcome: CheckOutcome | PrepareOutcome = await publisher.prepare!(job({ media: [{ id: 'v' }] }));
     for (let i = 0; i < 3 && outcome.ok === 'pending'; i++) {
       outcome = await publisher.check!(job({ media: [{ id: 'v' }] }, outcome.state));
     }
     expect(outcome).toEqual({
       ok: false,
       kind: 'refused',
-      reason: 'X could not process a video of the post (InvalidMedia: Unsupported video codec): check its format.',
+      reason:
+        'X could not process a video of the post (InvalidMedia: Unsupported video codec): check its format.',
     });
   });
 
@@ -187,7 +197,9 @@ describe('what a post becomes on X', () => {
     expect(prepared).toMatchObject({ ok: 'prepared', expiresAtMs: clock.now() + 23 * 3_600_000 });
     if (prepared.ok !== 'prepared') return;
     const before = server.kit.log.length;
-    expect(await publisher.deliver(job({ caption: 'Ahead', media: [{ id: 'a' }] }, prepared.state))).toMatchObject({
+    expect(
+      await publisher.deliver(job({ caption: 'Ahead', media: [{ id: 'a' }] }, prepared.state)),
+    ).toMatchObject({
       ok: true,
     });
     expect(server.kit.log.slice(before).map((request) => request.route)).toEqual(['/2/tweets']);
@@ -200,8 +212,14 @@ describe('what a post becomes on X', () => {
     const comment = { deliveryId: 1, postId: 1, brandId: 1, channel: job({}).channel, comment: 'More below' };
     const externalId = sent.ok === true ? sent.externalId : null;
     const reply = await publisher.comment({ ...comment, externalId, idempotencyKey: 'c1' });
-    expect(bodyOf('/2/tweets', 1)?.json).toEqual({ text: 'More below', reply: { in_reply_to_tweet_id: externalId } });
-    expect(reply).toMatchObject({ ok: true, url: expect.stringMatching(/^https:\/\/x\.com\/acme\/status\/\d+$/) });
+    expect(bodyOf('/2/tweets', 1)?.json).toEqual({
+      text: 'More below',
+      reply: { in_reply_to_tweet_id: externalId },
+    });
+    expect(reply).toMatchObject({
+      ok: true,
+      url: expect.stringMatching(/^https:\/\/x\.com\/acme\/status\/\d+$/),
+    });
     expect(await publisher.deliver(job({ caption: 'Hello' }))).toEqual({
       ok: false,
       kind: 'refused',

@@ -61,7 +61,9 @@ async function connectChannel(tokens = server.tokens()): Promise<void> {
     secrets,
     fallback: new SandboxPublisher(store.sandbox, rt.clock),
     readEnv: () => undefined,
-    oauthApps: { get: () => ({ clientId: server.signIn.app.clientId, clientSecret: server.signIn.app.clientSecret }) },
+    oauthApps: {
+      get: () => ({ clientId: server.signIn.app.clientId, clientSecret: server.signIn.app.clientSecret }),
+    },
     context: {
       loadMedia: async () => {
         throw new Error('no media');
@@ -113,7 +115,14 @@ describe("X's sign-in hooks", () => {
     });
   }
   const exchange = (code: string, codeVerifier = verifier) =>
-    xOAuth.exchangeCode({ endpoint: server.url, code, codeVerifier, redirectUri, ...server.signIn.app, ...HTTP });
+    xOAuth.exchangeCode({
+      endpoint: server.url,
+      code,
+      codeVerifier,
+      redirectUri,
+      ...server.signIn.app,
+      ...HTTP,
+    });
 
   it("asks x.com's page and api.x.com's token endpoint, or both on another auth root", () => {
     const url = new URL(
@@ -127,7 +136,9 @@ describe("X's sign-in hooks", () => {
       }),
     );
     expect(`${url.origin}${url.pathname}`).toBe('https://x.com/i/oauth2/authorize');
-    expect(url.search).toContain('scope=tweet.read%20tweet.write%20users.read%20media.write%20offline.access');
+    expect(url.search).toContain(
+      'scope=tweet.read%20tweet.write%20users.read%20media.write%20offline.access',
+    );
     expect(Object.fromEntries(url.searchParams)).toMatchObject({
       response_type: 'code',
       code_challenge_method: 'S256',
@@ -158,15 +169,26 @@ describe("X's sign-in hooks", () => {
 
   it('says what went wrong with a code, never repeating it or a secret', async () => {
     const { code } = await approve(authorize());
-    const wrong = await exchange(code, 'another-verifier-of-43-characters-0000000000').catch((e: Error) => e.message);
+    const wrong = await exchange(code, 'another-verifier-of-43-characters-0000000000').catch(
+      (e: Error) => e.message,
+    );
     expect(wrong).toBe(
       "X did not accept the sign-in's code (invalid_request: Value passed for the code_verifier was invalid.): codes last 30 seconds and work once; sign in again, with the redirect URI registered in the app exactly as given.",
     );
     const late = await approve(authorize());
     rt.clock.advance(31_000);
-    expect(await exchange(late.code).catch((e: Error) => e.message)).toMatch(/authorization code was invalid/);
+    expect(await exchange(late.code).catch((e: Error) => e.message)).toMatch(
+      /authorization code was invalid/,
+    );
     const badApp = await xOAuth
-      .exchangeCode({ endpoint: server.url, code: late.code, redirectUri, clientId: 'x', clientSecret: 'nope-secret', ...HTTP })
+      .exchangeCode({
+        endpoint: server.url,
+        code: late.code,
+        redirectUri,
+        clientId: 'x',
+        clientSecret: 'nope-secret',
+        ...HTTP,
+      })
       .catch((e: Error) => e.message);
     expect(badApp).toMatch(/^X did not accept the app's credentials/);
     for (const message of [wrong, badApp]) {
@@ -213,7 +235,12 @@ describe('an X channel whose token expires', () => {
     const first = server.tokens();
     await connectChannel(first);
     // Another holder of the same sign-in refreshed with it: the stored refresh token is spent.
-    await xOAuth.refresh({ endpoint: server.url, refreshToken: first.refreshToken!, ...server.signIn.app, ...HTTP });
+    await xOAuth.refresh!({
+      endpoint: server.url,
+      refreshToken: first.refreshToken!,
+      ...server.signIn.app,
+      ...HTTP,
+    });
     server.signIn.expire(first.accessToken);
     const outcome = await (await publisher()).deliver(job('Spent'));
     expect(outcome).toEqual({
