@@ -310,3 +310,78 @@ describe('verifyX', () => {
     for (const message of [await refused, wrong, gone]) expect(message).not.toContain(tokens.accessToken);
   });
 });
+
+describe("X's refusals, classified once", () => {
+  it('waits for the 24-hour reset when that is the limit spent', async () => {
+    await start();
+    const publisher = await connect();
+    const resetS = Math.ceil(clock.now() / 1000) + 5 * 3_600;
+    server.kit.answerNext(
+      {
+        status: 429,
+        headers: {
+          'x-rate-limit-limit': '100',
+          'x-rate-limit-remaining': '57',
+          'x-rate-limit-reset': String(Math.ceil(clock.now() / 1000) + 600),
+          'x-app-limit-24hour-limit': '10000',
+          'x-app-limit-24hour-remaining': '0',
+          'x-app-limit-24hour-reset': String(resetS),
+        },
+        body: { title: 'Too Many Requests', detail: 'Too Many Requests', type: 'about:blank', status: 429 },
+      },
+      { route: '/2/tweets' },
+    );
+    const outcome = await publisher.deliver(job({ caption: 'Limited' }));
+    expect(outcome).toMatchObject({
+      ok: false,
+      kind: 'rate_limited',
+      reason: 'X is rate limiting @acme (Too Many Requests).',
+    });
+    const wait = outcome.ok === false ? (outcome.retryAfterMs ?? 0) : 0;
+    expect(Math.abs(wait - (resetS * 1000 - clock.now()))).toBeLessThan(1_000);
+  });
+
+  it('refuses when the usage cap is reached, a suspended account, and reconnects on Unsupported Authentication', async () => {
+    await start();
+    const publisher = await connect();
+    const capped = {
+      title: 'Usage cap exceeded',
+      detail: 'Usage cap exceeded: Monthly product cap',
+      type: 'https://api.x.com/2/problems/usage-capped',
+      status: 429,
+    };
+    server.kit.failNext(429, capped, { route: '/2/tweets' });
+    expect(await publisher.deliver(job({ caption: 'Capped' }))).toEqual({
+      ok: false,
+      kind: 'refused',
+      reason:
+        "X refused the post: Usage cap exceeded: Monthly product cap (usage-capped). The X app's usage cap is reached: add credits in the developer portal (developer.x.com), then publish again.",
+    });
+    const suspended = {
+      title: 'Forbidden',
+      detail: 'Your account is suspended and is not permitted to access this feature.',
+      type: 'https://api.x.com/2/problems/user-suspended',
+      status: 403,
+    };
+    server.kit.failNext(403, suspended, { route: '/2/tweets' });
+    expect(await publisher.deliver(job({ caption: 'Suspended' }))).toEqual({
+      ok: false,
+      kind: 'refused',
+      reason:
+        'X refused the post: Your account is suspended and is not permitted to access this feature. (user-suspended)',
+    });
+    const unsupported = {
+      title: 'Unsupported Authentication',
+      detail: 'Authenticating with OAuth 2.0 Application-Only is forbidden for this endpoint.',
+      type: 'https://api.x.com/2/problems/unsupported-authentication',
+      status: 403,
+    };
+    server.kit.failNext(403, unsupported, { route: '/2/tweets' });
+    expect(await publisher.deliver(job({ caption: 'App-only' }))).toEqual({
+      ok: false,
+      kind: 'reconnect',
+      reason:
+        'X refused the sign-in of @acme (Authenticating with OAuth 2.0 Application-Only is forbidden for this endpoint. (unsupported-authentication)): run `social-publisher-mcp connect x` again to reconnect the channel.',
+    });
+  });
+});

@@ -74,6 +74,13 @@ export const X_HOOKS: PlatformHooks = {
   name: 'X',
   said: xSaid,
   quirk: (answer, said, call) => {
+    // The app's pay-per-use credits are spent: no wait lifts it, whatever its status.
+    if (/usage-capped|usage ?cap/i.test(said)) {
+      return {
+        kind: 'refused',
+        reason: `X refused the ${call.what}: ${said}. The X app's usage cap is reached: add credits in the developer portal (developer.x.com), then publish again.`,
+      };
+    }
     if (answer.status === 429) {
       const wait = xRetryAfterMs(answer, call.nowMs);
       return wait === undefined ? undefined : { retryAfterMs: wait };
