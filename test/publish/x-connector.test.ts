@@ -162,6 +162,24 @@ describe('what a post becomes on X', () => {
     expect(server.kit.requestsTo('/2/media/upload/initialize')).toHaveLength(1);
   });
 
+  it("describes each image with the post's alt text, and no video", async () => {
+    await start({ videoProcessingMs: 0 });
+    const publisher = await connect();
+    await publisher.deliver(
+      job({ caption: 'Described', alt: 'A cup of coffee', media: [{ id: 'a' }, { id: 'b' }] }),
+    );
+    expect([...server.media.values()].map((item) => item.altText)).toEqual([
+      'A cup of coffee',
+      'A cup of coffee',
+    ]);
+    expect(bodyOf('/2/media/metadata')?.json).toEqual({
+      id: [...server.media.keys()][0],
+      metadata: { alt_text: { text: 'A cup of coffee' } },
+    });
+    await publisher.prepare!(job({ alt: 'A clip', media: [{ id: 'v' }] }));
+    expect(server.kit.requestsTo('/2/media/metadata')).toHaveLength(2);
+  });
+
   it('refuses a video with other media before uploading anything', async () => {
     await start();
     const outcome = await (await connect()).deliver(job({ media: [{ id: 'v' }, { id: 'a' }] }));

@@ -22,6 +22,8 @@ export interface XMedia {
   /** The requests' bodies' sizes, in the order they came (one per APPEND). */
   appendSizes: number[];
   finalized: boolean;
+  /** Its alt text (`POST /2/media/metadata`). */
+  altText: string | null;
   startedAtMs: number;
   readyAtMs: number;
   fails: boolean;
@@ -65,6 +67,7 @@ export function registerMedia(world: {
       segments: new Map(),
       appendSizes: [],
       finalized: !video,
+      altText: null,
       startedAtMs: now(),
       readyAtMs: video ? Number.POSITIVE_INFINITY : now(),
       fails: video && world.fails,
@@ -167,7 +170,20 @@ export function registerMedia(world: {
     return answer;
   }
 
+  function metadata(request: FakeRequest): FakeAnswer {
+    const body = (request.body.json ?? {}) as { id?: unknown; metadata?: { alt_text?: { text?: unknown } } };
+    const item = media.get(String(body.id ?? ''));
+    if (!item) return invalid('The media id is not valid.');
+    const text = body.metadata?.alt_text?.text;
+    if (typeof text !== 'string' || [...text].length > 1_000)
+      return invalid('alt_text.text must be 1 to 1000 characters.');
+    if (item.category === 'tweet_video') return invalid('Alt text is supported for images and GIFs only.');
+    item.altText = text;
+    return { status: 200, body: { data: { id: item.id, associated_metadata: { alt_text: { text } } } } };
+  }
+
   return [
+    { method: 'POST', path: '/2/media/metadata', handle: metadata },
     { method: 'POST', path: '/2/media/upload', handle: simple },
     { method: 'GET', path: '/2/media/upload', handle: status },
     { method: 'POST', path: '/2/media/upload/initialize', handle: initialize },

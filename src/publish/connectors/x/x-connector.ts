@@ -29,7 +29,7 @@ import type { ConnectionDetails, ConnectorContext, MediaSource, OpenConnector } 
 import { limitOf } from '../http.js';
 import { SignInExpired, TokenKeeper, tokensOf } from '../oauth-tokens.js';
 import { XApi, type XStage } from './x-api.js';
-import { processingOf, uploadMedia } from './x-media.js';
+import { describeMedia, mediaCategoryOf, processingOf, uploadMedia } from './x-media.js';
 import { findOurPost, mediaRefusal, postBody, replyBody, timelineOf } from './x-post.js';
 
 export { capabilitiesOfX, verifyX, X_HOOKS, xSaid } from './x-account.js';
@@ -244,6 +244,9 @@ class XPublisher implements Publisher {
       if (refusal) throw new NotForX(refusal);
       for (const file of files) {
         const uploaded = await uploadMedia(this.api, file, this.now());
+        if (job.content.alt && mediaCategoryOf(file.type) !== 'tweet_video') {
+          await describeMedia(this.api, uploaded.id, job.content.alt, this.context.log);
+        }
         state.mediaIds.push(uploaded.id);
         if (uploaded.mediaKey) state.mediaKeys.push(uploaded.mediaKey);
         if (uploaded.processing) state.processing.push(uploaded.id);

@@ -73,6 +73,30 @@ export async function uploadMedia(api: XApi, file: MediaSource, nowMs: number): 
   return uploadedOf(finalized, nowMs);
 }
 
+/** The most characters of an image's alt text (X's media metadata). */
+const ALT_TEXT_LIMIT = 1_000;
+
+/**
+ * Describes an uploaded image (`POST /2/media/metadata`, `metadata.alt_text.text`, docs.x.com/x-api/
+ * media/create-media-metadata). X describes images and GIFs only. A description X refuses (4xx but a
+ * 401 or a 429) is told in the log, and the post goes without it: alt text is not worth the post.
+ */
+export async function describeMedia(
+  api: XApi,
+  id: string,
+  alt: string,
+  log: (line: string) => void,
+): Promise<void> {
+  const text = [...alt].slice(0, ALT_TEXT_LIMIT).join('');
+  try {
+    await api.postJson('/2/media/metadata', { id, metadata: { alt_text: { text } } });
+  } catch (error) {
+    const status = error instanceof XRefusal ? error.answer.status : 0;
+    if (status < 400 || status >= 500 || status === 401 || status === 429) throw error;
+    log(`X did not take the alt text of media ${id} (HTTP ${status}): the post goes without it.`);
+  }
+}
+
 /** Asks X how the processing of an upload goes. */
 export async function processingOf(api: XApi, id: string): Promise<ProcessingState> {
   const query = new URLSearchParams({ command: 'STATUS', media_id: id });
