@@ -22,8 +22,23 @@ VIDEO.set([0, 0, 0, 0x18, 0x66, 0x74, 0x79, 0x70, 0x6d, 0x70, 0x34, 0x32]);
 const FILES: Record<string, () => MediaSource> = {
   a: () => mediaFromBytes(PNG, 'image/png', 'a.png'),
   b: () => mediaFromBytes(PNG, 'image/png', 'b.png'),
-  v: () => mediaFromBytes(VIDEO, 'video/mp4', 'v.mp4'),
+  v: () => {
+    const file = mediaFromBytes(VIDEO, 'video/mp4', 'v.mp4');
+    return {
+      ...file,
+      blob: () => {
+        reads.push('whole');
+        return file.blob();
+      },
+      range: (start: number, end: number) => {
+        reads.push(end - start);
+        return file.range(start, end);
+      },
+    };
+  },
 };
+/** How the video was read: the sizes of its ranges, or 'whole'. */
+let reads: (number | 'whole')[] = [];
 
 let server: XServer;
 let clock: FakeClock;
@@ -32,6 +47,7 @@ let jobs = 0;
 
 async function start(options: Omit<XServerOptions, 'now'> = {}): Promise<void> {
   clock = new FakeClock(Date.now());
+  reads = [];
   server = await startXServer({ ...options, now: () => clock.now() });
 }
 
@@ -130,6 +146,8 @@ describe('what a post becomes on X', () => {
     });
     const [video] = [...server.media.values()];
     expect(video!.appendSizes).toEqual([MiB, MiB, MiB / 2]);
+    // Read a chunk at a time as it is sent, never whole.
+    expect(reads).toEqual([MiB, MiB, MiB / 2]);
     expect([...video!.segments.keys()]).toEqual([0, 1, 2]);
     expect(server.kit.requestsTo('/2/media/upload/:id/finalize')).toHaveLength(1);
     expect(server.posts).toEqual([]);
