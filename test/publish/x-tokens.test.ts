@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DeliveryJob, Publisher } from '../../src/ports.js';
 import { ChannelConnectors } from '../../src/publish/channel-connectors.js';
 import { verifyX } from '../../src/publish/connectors/x/x-account.js';
-import { X_SCOPES, xOAuth } from '../../src/publish/connectors/x/x-oauth.js';
+import { X_SCOPES, xOAuth, xTokenUrl } from '../../src/publish/connectors/x/x-oauth.js';
 import { SandboxPublisher } from '../../src/publish/sandbox-publisher.js';
 import { openTestRuntime, type TestRuntime } from '../support/local.js';
 import { startXServer, type XServer } from '../support/x-server.js';
@@ -145,6 +145,8 @@ describe("X's sign-in hooks", () => {
       redirect_uri: redirectUri,
     });
     expect(authorize().startsWith(`${server.url}/i/oauth2/authorize?`)).toBe(true);
+    expect(xTokenUrl('https://x.com')).toBe('https://api.x.com/2/oauth2/token');
+    expect(xTokenUrl(`${server.url}/`)).toBe(`${server.url}/2/oauth2/token`);
   });
 
   it('trades the code for tokens with the PKCE verifier and the app credentials', async () => {
