@@ -4,6 +4,7 @@
  * variable a secret flag names, and nothing else.
  */
 import { ConfigError, nonEmpty } from './config-values.js';
+import { DEFAULT_REDIRECT_URI } from './oauth-apps.js';
 import { CONNECT_FLAGS, flagOf, PASTE_CODE_FLAG, takesFlag } from './publish/connectors/connect-flags.js';
 import {
   type ConnectedKind,
@@ -30,12 +31,32 @@ export interface ConnectRequest {
   collections: string[];
   /** An OAuth sign-in: where the authorization code is received. */
   redirect: 'loopback' | 'paste';
+  /**
+   * A platform signed in with the operator's app: the redirect URI registered with the app
+   * (`--redirect-uri`, else SOCIAL_PUBLISHER_OAUTH_REDIRECT_URI, else product.md's loopback default)
+   * and the authorization origin (`--auth-root`, else the platform's).
+   */
+  redirectUri?: string;
+  authRoot?: string;
 }
 
 /** The parsed flags, as node:util parseArgs gives them. */
 export type FlagValues = Readonly<Record<string, string | boolean | string[] | undefined>>;
 
 const text = (value: FlagValues[string]) => (typeof value === 'string' ? value : undefined);
+
+function httpUrl(flag: string, value: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new ConfigError(`${flag} must be an http(s) URL, not "${value}".`);
+  }
+  return value;
+}
 
 export function parseConnect(platform: string, values: FlagValues, env: NodeJS.ProcessEnv): ConnectRequest {
   if (!isConnectedKind(platform)) {
@@ -69,6 +90,23 @@ export function parseConnect(platform: string, values: FlagValues, env: NodeJS.P
     redirect: values[PASTE_CODE_FLAG] ? 'paste' : 'loopback',
   };
   if (account) request.account = account;
+  if (module.app) {
+    const chosen = text(values.account);
+    if (chosen !== undefined) {
+      if (!chosen.trim()) throw new ConfigError('--account needs an identity: its id or its name.');
+      request.account = chosen.trim();
+    }
+    request.redirectUri = httpUrl(
+      '--redirect-uri',
+      text(values['redirect-uri']) ??
+        nonEmpty(env.SOCIAL_PUBLISHER_OAUTH_REDIRECT_URI) ??
+        DEFAULT_REDIRECT_URI,
+    );
+    request.authRoot = httpUrl('--auth-root', text(values['auth-root']) ?? module.app.authRoot).replace(
+      /\/+$/,
+      '',
+    );
+  }
   const name = text(values.name);
   if (name) request.name = name;
   const secretFlag = flagOf(module, 'secret');

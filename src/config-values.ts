@@ -6,6 +6,8 @@ import { isIP } from 'node:net';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
+  /** The exit status of the command it stops: 1, or 2 when it needs an answer it could not ask for. */
+  exitCode = 1;
 }
 
 /**

@@ -19,7 +19,7 @@ import {
   parseTimeoutSeconds,
 } from './config-values.js';
 import { parseReadOnly, parseToolsets, type ToolSelection } from './mcp/toolsets.js';
-import { loadOAuthApps, type OAuthApps } from './oauth-apps.js';
+import { DEFAULT_REDIRECT_URI, loadOAuthApps, type OAuthApps } from './oauth-apps.js';
 import { CONNECT_FLAGS, CONNECT_OPTIONS } from './publish/connectors/connect-flags.js';
 import { connectedKindList } from './publish/connectors/registry.js';
 import { USAGE } from './usage.js';
@@ -53,6 +53,13 @@ export interface Config {
   readEnv: (name: string) => string | undefined;
   /** The operator's developer apps on the OAuth platforms (oauth-apps.ts). */
   oauthApps: OAuthApps;
+  /**
+   * `serve`'s public origin (SOCIAL_PUBLISHER_PUBLIC_URL): sign-ins begun over REST or MCP come back to
+   * its /oauth/callback. Absent: `serve` completes none.
+   */
+  publicUrl?: string;
+  /** Where stdio's sign-ins come back (SOCIAL_PUBLISHER_OAUTH_REDIRECT_URI, else a loopback default). */
+  oauthRedirectUri: string;
   host: string;
   port: number;
   dataDir: string;
@@ -180,7 +187,10 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
     platformTimeoutMs: parseTimeoutSeconds(env.SOCIAL_PUBLISHER_PLATFORM_TIMEOUT_SECONDS) * 1000,
     readEnv: (name) => nonEmpty(env[name]),
     oauthApps: loadOAuthApps(env, resolvedDataDir),
+    oauthRedirectUri: parseRedirectUri(nonEmpty(env.SOCIAL_PUBLISHER_OAUTH_REDIRECT_URI)),
   };
+  const publicUrl = parsePublicUrl(nonEmpty(env.SOCIAL_PUBLISHER_PUBLIC_URL));
+  if (publicUrl) config.publicUrl = publicUrl;
   const secretKey = nonEmpty(env.SOCIAL_PUBLISHER_SECRET_KEY);
   if (secretKey) config.secretKey = secretKey;
   const database = parseDatabase(
@@ -305,3 +315,28 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;
+
+/** SOCIAL_PUBLISHER_PUBLIC_URL: an http(s) origin (a path is kept: a server behind a prefix). */
+function parsePublicUrl(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.search || url.hash) {
+    throw new ConfigError(
+      `SOCIAL_PUBLISHER_PUBLIC_URL must be the server's public http(s) address, such as https://publisher.example.com, not "${text}".`,
+    );
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
+function parseRedirectUri(text: string | undefined): string {
+  if (text === undefined) return DEFAULT_REDIRECT_URI;
+  if (!/^https?:\/\/\S+$/.test(text)) {
+    throw new ConfigError(`SOCIAL_PUBLISHER_OAUTH_REDIRECT_URI must be an http(s) URL, not "${text}".`);
+  }
+  return text;
+}

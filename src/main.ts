@@ -19,6 +19,7 @@ import { logError, logInfo } from './logger.js';
 import { SERVER_NAME } from './mcp/handshake.js';
 import type { PublishingEventFeed, PublishingLog } from './mcp/logging.js';
 import type { ToolSelection } from './mcp/toolsets.js';
+import type { ServerSignIns } from './oauth/server-sign-in.js';
 import type { PublishingEngine, startPublishingEngine } from './publish/engine.js';
 import type { PublishingService } from './service/publishing-service.js';
 
@@ -135,13 +136,17 @@ async function runLocalStdio(config: Config): Promise<void> {
     } catch (error) {
       throw new ConfigError((error as Error).message, { cause: error });
     }
-    // stdio: the client runs on this machine, so an upload path names one of its files.
+    // stdio: the client runs on this machine, so an upload path names one of its files; a sign-in
+    // begun in the conversation comes back to a loopback listener of this process.
+    let signIns: Promise<ServerSignIns> | undefined;
+    const loadSignIns = () => import('./oauth/process-sign-ins.js');
     const service = new LocalPublishingService(
       {
         ...runtime,
         // The other processes were told by the transaction that planned the post (announcePlanChange).
         onPlanChanged: () => engine.wake(),
         allowLocalPaths: true,
+        signIns: () => (signIns ??= loadSignIns().then((m) => m.processSignIns(config, runtime, VERSION))),
       },
       user,
     );
@@ -237,6 +242,8 @@ async function runServe(config: Config): Promise<void> {
     // Other instances' events are heard while a session listens (PostgreSQL: LISTEN only then).
     const events = new PublishingEventFeed((emit) => runtime.eventRelay.hear(emit));
     const engine = await startPublishingEngine(engineOptions(config, runtime, events));
+    const { processSignIns } = await import('./oauth/process-sign-ins.js');
+    const signIns = config.publicUrl ? await processSignIns(config, runtime, VERSION, 'serve') : undefined;
     const http = createHttpApp({
       runtime,
       engine,
@@ -245,6 +252,7 @@ async function runServe(config: Config): Promise<void> {
       loopbackOnly: isLoopback(config.host),
       log: logError,
       tools: config.tools,
+      ...(signIns ? { signIns } : {}),
     });
     const running = await listen(http, config);
     logInfo(`listening on ${running.url}: REST API at ${running.url}/v1, MCP at ${running.url}/mcp`);
@@ -380,7 +388,7 @@ main().then(
   },
   async (error: unknown) => {
     report(error);
-    process.exitCode = 1;
+    process.exitCode = error instanceof ConfigError ? error.exitCode : 1;
     // The client waits for its `initialize` answer: the reason, instead of a result.
     if (stdioMode(process.argv.slice(2)) && !stdioConnected) {
       const { refuseStartup } = await import('./mcp/startup-failure.js');

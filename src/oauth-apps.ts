@@ -14,6 +14,9 @@ import {
   type OAuthClient,
 } from './publish/connectors/module.js';
 
+/** The default redirect URI of the operator's apps (product.md): a loopback listener of `connect`. */
+export const DEFAULT_REDIRECT_URI = 'http://127.0.0.1:8788/callback';
+
 export interface OAuthApps {
   /** The app's credentials, when both are configured. */
   get(name: OAuthAppName): OAuthClient | undefined;

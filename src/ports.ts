@@ -175,6 +175,22 @@ export interface ConnectionStore {
   ): Promise<number | undefined>;
   /** A random id of this store, made once: part of every idempotency key sent to a platform. */
   storeId(): Promise<string>;
+  /**
+   * Keeps an OAuth sign-in begun on `serve` (its request sealed, under the SHA-256 of its `state`)
+   * until it expires; sign-ins expired by `nowMs` are dropped.
+   */
+  addSignIn(signIn: PendingSignIn, nowMs: number): Promise<void>;
+  /** Takes a sign-in once: gone afterwards, expired or not; undefined when there is none. */
+  takeSignIn(stateHash: string): Promise<PendingSignIn | undefined>;
+}
+
+/** An OAuth sign-in waiting for its callback (src/oauth/server-sign-in.ts). */
+export interface PendingSignIn {
+  stateHash: string;
+  brandId: number;
+  /** The request (user, platform, collections, PKCE verifier…), sealed like a channel's secret. */
+  sealed: Uint8Array;
+  expiresAtMs: number;
 }
 
 /**

@@ -35,8 +35,8 @@ Environment:
   SOCIAL_PUBLISHER_DEMO      0 = do not create the demo workspace in an empty store
   SOCIAL_PUBLISHER_READ_ONLY 1 (or true) = offer only the MCP tools that change nothing (lists, get_post,
                              get_queue)
-  SOCIAL_PUBLISHER_TOOLSETS  comma-separated MCP toolsets to offer: workspace, media, posting, lifecycle
-                             (default: all)
+  SOCIAL_PUBLISHER_TOOLSETS  comma-separated MCP toolsets to offer: workspace, media, posting, lifecycle,
+                             connections (default: all)
   SOCIAL_PUBLISHER_WEBHOOK_URL, SOCIAL_PUBLISHER_WEBHOOK_SECRET
                              publish by POSTing each delivery, signed, to this URL (default: the sandbox);
                              or put {"webhookUrl": ..., "webhookSecret": ...} in DATA_DIR/publisher.json
@@ -57,6 +57,13 @@ Environment:
                              key that encrypts channel credentials at rest: 64 hex digits, base64 of 32 bytes,
                              or a passphrase of 16+ characters (default: a 0600 key file, secret.key, in the
                              data directory)
+  SOCIAL_PUBLISHER_OAUTH_REDIRECT_URI
+                             redirect URI registered with the platform apps, for connect and stdio's
+                             connect_channel (default http://127.0.0.1:8788/callback); the apps themselves:
+                             SOCIAL_PUBLISHER_<APP>_CLIENT_ID and _CLIENT_SECRET, or DATA_DIR/apps.json
+  SOCIAL_PUBLISHER_PUBLIC_URL
+                             serve: its public address; sign-ins begun over REST or MCP come back to
+                             <it>/oauth/callback (register it with each platform app)
   SOCIAL_PUBLISHER_PLATFORM_TIMEOUT_SECONDS
                              deadline of one request to Mastodon, Bluesky or Telegram (1-600, default 30)
   SOCIAL_PUBLISHER_DATABASE_URL

@@ -38,6 +38,7 @@ describe('architecture', () => {
       'config.ts',
       'config-values.ts',
       'config-connect.ts',
+      'oauth-apps.ts',
       'usage.ts',
       'logger.ts',
       'mcp/handshake.ts',
@@ -45,6 +46,7 @@ describe('architecture', () => {
       'domain/errors.ts',
       'publish/connectors/registry.ts',
       'publish/connectors/connect-flags.ts',
+      'publish/connectors/module.ts',
       ...files.map((f) => f.path).filter((path) => /^publish\/connectors\/[^/]+\/index\.ts$/.test(path)),
     ];
     for (const path of upFront) {

@@ -6,8 +6,9 @@
  */
 import { type Config, ConfigError, type ConnectRequest } from '../config.js';
 import { type LocalRuntime, openLocalRuntime } from '../local-runtime.js';
+import { chooseIdentity, IdentityChoiceNeeded, identitiesOf } from '../oauth/sign-in.js';
 import type { VerifiedConnection } from '../publish/connector.js';
-import type { OAuthTokens } from '../publish/connectors/module.js';
+import type { OAuthIdentity, OAuthTokens } from '../publish/connectors/module.js';
 import { CONNECTED_PLATFORMS, connectorModule } from '../publish/connectors/registry.js';
 import {
   connectChannel,
@@ -39,7 +40,12 @@ export async function runConnect(config: Config, version: string): Promise<void>
         );
       }
     }
-    const verified = await verify(request, `social-publisher-mcp/${version}`, config.platformTimeoutMs);
+    const verified = await verify(
+      config,
+      request,
+      `social-publisher-mcp/${version}`,
+      config.platformTimeoutMs,
+    );
     const { secret, ...connection } = verified;
     const channelId = await connectChannel(runtime.store, runtime.secrets, runtime.clock, {
       brandId,
@@ -115,6 +121,7 @@ async function findCollectionId(runtime: LocalRuntime, brandId: number, wanted: 
  * sign-in where the module has one, else from the terminal.
  */
 async function verify(
+  config: Config,
   request: ConnectRequest,
   userAgent: string,
   timeoutMs: number,
@@ -122,11 +129,16 @@ async function verify(
   const module = connectorModule(request.platform);
   const http = { userAgent, timeoutMs };
   try {
+    if (module.app && module.oauth) return await signInWithApp(config, request, http);
     let secret = request.secret;
     let tokens: OAuthTokens | undefined;
     if (secret === undefined && module.oauth) {
       const { signIn } = await import('./oauth-sign-in.js');
-      tokens = await signIn(await module.oauth(), request, http);
+      tokens = await signIn(
+        await module.oauth(),
+        { authRoot: request.endpoint, paste: request.redirect === 'paste' },
+        http,
+      );
       secret = tokens.accessToken;
     }
     secret ??= await ask(module.connect.secretPrompt?.(request.account) ?? 'Secret: ', { secret: true });
@@ -139,7 +151,59 @@ async function verify(
     });
   } catch (error) {
     if (error instanceof ConfigError) throw error;
+    if (error instanceof IdentityChoiceNeeded) {
+      // Not a terminal: the choices, and exit 2 (product.md).
+      const choose = new ConfigError(error.message);
+      choose.exitCode = 2;
+      throw choose;
+    }
     // The connectors' verify errors say what to fix and never hold the secret.
     throw new ConfigError(`Not connected: ${(error as Error).message}`);
   }
+}
+
+/**
+ * `connect <oauth-platform>`: the operator's app signs the user in, the identity to post as is chosen
+ * (`--account`, else the only one, else asked on a terminal; exit 2 with the list otherwise), and the
+ * module verifies it. A connection made with `--auth-root` keeps it, for its token refreshes.
+ */
+async function signInWithApp(
+  config: Config,
+  request: ConnectRequest,
+  http: { userAgent: string; timeoutMs: number },
+): Promise<VerifiedConnection> {
+  const module = connectorModule(request.platform);
+  const app = module.app!;
+  const authRoot = request.authRoot ?? app.authRoot;
+  const redirectUri = request.redirectUri!;
+  const client = config.oauthApps.require(module.displayName, app, redirectUri);
+  const hooks = await module.oauth!();
+  const { signIn } = await import('./oauth-sign-in.js');
+  const tokens = await signIn(
+    hooks,
+    { authRoot, client, redirectUri, paste: request.redirect === 'paste' },
+    http,
+  );
+  const identities = await identitiesOf(
+    hooks,
+    { apiRoot: request.endpoint, accessToken: tokens.accessToken },
+    http,
+  );
+  let identity: OAuthIdentity | undefined;
+  try {
+    identity = chooseIdentity(identities, request.account);
+  } catch (error) {
+    if (!(error instanceof IdentityChoiceNeeded) || !process.stdin.isTTY) throw error;
+    say(error.message);
+    identity = chooseIdentity(identities, await ask('Post as (id or name): '));
+  }
+  const verified = await module.connect.verify({
+    endpoint: request.endpoint,
+    ...(identity ? { account: identity.id } : request.account ? { account: request.account } : {}),
+    secret: tokens.accessToken,
+    tokens,
+    ...http,
+  });
+  if (authRoot === app.authRoot) return verified;
+  return { ...verified, settings: { ...verified.settings, authRoot } };
 }

@@ -1,110 +1,163 @@
 /**
- * An OAuth sign-in on the command line, for a connector module with OAuth hooks (module.ts): the
- * program registers itself on the platform where the module can (Mastodon's apps), has the user
- * authorize it in a browser, and trades the code for tokens. The code comes back to a listener on this
- * machine's loopback, or (`--paste-code`, e.g. over SSH) is shown by the platform and pasted here.
- * `state` is 128 random bits, checked once; PKCE (S256) where the platform takes it.
+ * An OAuth sign-in on the command line, for a connector module with OAuth hooks (module.ts). The app is
+ * the operator's (`SOCIAL_PUBLISHER_<APP>_CLIENT_ID`, oauth-apps.ts) or, for Mastodon, one the program
+ * registers on the instance. The user authorizes it in a browser; the code comes back to a listener on
+ * this machine's loopback (the redirect URI's own address for an operator's app, which registered it;
+ * any free port for Mastodon), or is pasted: the address the browser ended on, or (Mastodon) the code
+ * the platform shows. `state` is 128 random bits, checked once; PKCE (S256) where the platform takes it.
  */
-import { createHash, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
-import type { OAuthHooks, OAuthHttp, OAuthTokens } from '../publish/connectors/module.js';
+import { beginSignIn, codeFromRedirect, exchangeCode, SignInRefused } from '../oauth/sign-in.js';
+import type { OAuthClient, OAuthHooks, OAuthHttp, OAuthTokens } from '../publish/connectors/module.js';
 import { ask } from './prompt.js';
 
 const say = (line: string) => process.stderr.write(`${line}\n`);
 
+/** How long the program waits for the browser (product.md). */
+const WAIT_MS = 10 * 60_000;
+
+export interface SignInRequest {
+  /** The platform's authorization origin (`--auth-root`, the app's, or the Mastodon instance). */
+  authRoot: string;
+  /** The operator's app; absent: the module registers one (`registerClient`). */
+  client?: OAuthClient;
+  /** The operator's registered redirect URI; absent: a loopback one on any port (Mastodon). */
+  redirectUri?: string;
+  /** `--paste-code`, or a redirect URI the program cannot listen on. */
+  paste: boolean;
+}
+
 export async function signIn(
   hooks: OAuthHooks,
-  request: { endpoint: string; redirect: 'loopback' | 'paste' },
+  request: SignInRequest,
   http: OAuthHttp,
 ): Promise<OAuthTokens> {
-  const { endpoint } = request;
-  const state = randomBytes(16).toString('hex');
-  const verifier = hooks.pkce ? randomBytes(32).toString('base64url') : undefined;
-  const codeChallenge = verifier && createHash('sha256').update(verifier).digest('base64url');
-  const client = async (redirectUri: string) => {
-    if (!hooks.registerClient) {
-      throw new Error(
-        'This platform needs an app of the operator: its client credentials are not supported yet.',
-      );
-    }
-    return hooks.registerClient({ endpoint, redirectUri, ...http });
+  const { authRoot } = request;
+  const client = async (redirectUri: string): Promise<OAuthClient> => {
+    if (request.client) return request.client;
+    if (!hooks.registerClient)
+      throw new Error('This platform needs the operator’s app: its credentials are missing.');
+    return hooks.registerClient({ endpoint: authRoot, redirectUri, ...http });
   };
-  const page = (clientId: string, redirectUri: string) =>
-    hooks.authorizationUrl({
-      endpoint,
-      clientId,
-      redirectUri,
-      state,
-      scopes: hooks.scopes,
-      ...(codeChallenge ? { codeChallenge } : {}),
-    });
-  const exchange = (code: string, redirectUri: string, app: { clientId: string; clientSecret: string }) =>
-    hooks.exchangeCode({
-      endpoint,
-      code,
-      redirectUri,
-      ...app,
-      ...(verifier ? { codeVerifier: verifier } : {}),
-      ...http,
-    });
+  const open = (url: string, waiting: string) =>
+    say(
+      `Open this address in a browser, sign in and authorize social-publisher-mcp${waiting}:\n\n  ${url}\n`,
+    );
 
-  if (request.redirect === 'paste' && hooks.pasteRedirectUri) {
+  // Mastodon shows the code on its own page: the user pastes the code.
+  if (request.paste && !request.client && hooks.pasteRedirectUri) {
     const redirectUri = hooks.pasteRedirectUri;
     const app = await client(redirectUri);
-    say(
-      `Open this address in a browser, sign in and authorize social-publisher-mcp:\n\n  ${page(app.clientId, redirectUri)}\n`,
-    );
+    const started = beginSignIn(hooks, { authRoot, clientId: app.clientId, redirectUri });
+    open(started.authorizationUrl, '');
     const code = await ask('Paste the authorization code: ', { secret: true });
-    return exchange(code, redirectUri, app);
+    return exchangeCode(hooks, { authRoot, client: app, redirectUri, code, ...verifier(started) }, http);
   }
-  const listener = await listenForCode(state);
+  const listenOn = request.paste ? undefined : loopbackAddress(request.redirectUri);
+  if (request.redirectUri && listenOn === undefined) {
+    // An https redirect URI (or --paste-code): the browser ends on an address the user copies here.
+    const redirectUri = request.redirectUri;
+    const app = await client(redirectUri);
+    const started = beginSignIn(hooks, { authRoot, clientId: app.clientId, redirectUri });
+    open(started.authorizationUrl, ', then paste here the address the browser ends on');
+    const address = await ask('Address the browser ended on: ', { secret: true });
+    const code = codeFromRedirect(address, started.state);
+    return exchangeCode(hooks, { authRoot, client: app, redirectUri, code, ...verifier(started) }, http);
+  }
+  const listener = await listenForRedirect(listenOn);
   try {
-    const app = await client(listener.redirectUri);
-    say(
-      `Open this address in a browser, sign in and authorize social-publisher-mcp (waiting up to 10 minutes; use --paste-code if the browser is on another machine):\n\n  ${page(app.clientId, listener.redirectUri)}\n`,
+    const redirectUri = request.redirectUri ?? listener.redirectUri;
+    const app = await client(redirectUri);
+    const started = beginSignIn(hooks, { authRoot, clientId: app.clientId, redirectUri });
+    listener.expect(started.state);
+    open(
+      started.authorizationUrl,
+      ' (waiting up to 10 minutes; use --paste-code if the browser is on another machine)',
     );
     const code = await listener.code;
-    return await exchange(code, listener.redirectUri, app);
+    return await exchangeCode(
+      hooks,
+      { authRoot, client: app, redirectUri, code, ...verifier(started) },
+      http,
+    );
   } finally {
     listener.close();
   }
 }
 
-/** A one-shot listener on loopback for the OAuth redirect; only a request with our `state` counts. */
-async function listenForCode(
-  state: string,
-): Promise<{ redirectUri: string; code: Promise<string>; close(): void }> {
-  let settle: { resolve(code: string): void; reject(error: Error): void };
+const verifier = (started: { codeVerifier?: string }) =>
+  started.codeVerifier ? { codeVerifier: started.codeVerifier } : {};
+
+/** Where to listen for a redirect URI: a loopback `http` address; undefined for any other. */
+function loopbackAddress(redirectUri: string | undefined): URL | undefined {
+  if (redirectUri === undefined) return undefined;
+  const url = new URL(redirectUri);
+  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+  return url.protocol === 'http:' && loopback ? url : undefined;
+}
+
+/**
+ * A one-shot listener for the OAuth redirect, on `at` (its host, port and path) or on any free loopback
+ * port at /callback. Only a request with the sign-in's `state` counts; its answer tells the browser's
+ * user what happened.
+ */
+async function listenForRedirect(at: URL | undefined): Promise<{
+  redirectUri: string;
+  expect(state: string): void;
+  code: Promise<string>;
+  close(): void;
+}> {
+  let settle!: { resolve(code: string): void; reject(error: Error): void };
   const code = new Promise<string>((resolve, reject) => {
     settle = { resolve, reject };
   });
+  code.catch(() => undefined);
+  let state: string | undefined;
+  const path = at?.pathname ?? '/callback';
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    if (url.pathname !== '/callback' || url.searchParams.get('state') !== state) {
-      res.writeHead(404).end();
+    if (url.pathname !== path || state === undefined || url.searchParams.get('state') !== state) {
+      res
+        .writeHead(404, { 'content-type': 'text/plain; charset=utf-8' })
+        .end('Not a sign-in of this program.');
       return;
     }
-    const given = url.searchParams.get('code');
-    const refused = url.searchParams.get('error_description') ?? url.searchParams.get('error');
-    res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
-    res.end(
-      given
-        ? 'Authorized: you can close this tab and go back to the terminal.'
-        : `Not authorized: ${refused}`,
-    );
-    if (given) settle.resolve(given);
-    else
-      settle.reject(new Error(`The platform did not authorize the app: ${refused ?? 'no code was given'}.`));
+    try {
+      const given = codeFromRedirect(url.href, state);
+      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end('Authorized: you can close this tab and go back to the terminal.');
+      settle.resolve(given);
+    } catch (error) {
+      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end(`Not authorized: ${(error as Error).message}`);
+      settle.reject(error as Error);
+    }
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
+  const host = at ? at.hostname.replace(/^\[|\]$/g, '') : '127.0.0.1';
+  const port = at ? Number(at.port || 80) : 0;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        new SignInRefused(
+          error.code === 'EADDRINUSE'
+            ? `Cannot listen on ${at?.origin}: the port is in use. Free it, or register another redirect URI and give it with --redirect-uri (or use --paste-code).`
+            : `Cannot listen on ${at?.origin ?? 'loopback'}: ${error.message}`,
+        ),
+      ),
+    );
+    server.listen(port, host, resolve);
+  });
+  const bound = (server.address() as { port: number }).port;
   const timer = setTimeout(
-    () => settle.reject(new Error('No authorization arrived within 10 minutes: run connect again.')),
-    10 * 60_000,
+    () => settle.reject(new SignInRefused('No authorization arrived within 10 minutes: run connect again.')),
+    WAIT_MS,
   );
   timer.unref();
   return {
-    redirectUri: `http://127.0.0.1:${port}/callback`,
+    redirectUri: `http://127.0.0.1:${bound}/callback`,
+    expect: (expected) => {
+      state = expected;
+    },
     code,
     close: () => {
       clearTimeout(timer);

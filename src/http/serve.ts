@@ -10,13 +10,14 @@ import type { AddressInfo } from 'node:net';
 import { serve as serveNode } from '@hono/node-server';
 import { Hono } from 'hono';
 import type { Config } from '../config.js';
-import { toErrorBody, UnauthenticatedError } from '../domain/errors.js';
+import { isStorageFault, toErrorBody, UnauthenticatedError } from '../domain/errors.js';
 import type { LocalRuntime } from '../local-runtime.js';
 import type { InFlightCalls } from '../mcp/in-flight.js';
 import type { PublishingEventFeed } from '../mcp/logging.js';
 import { createMcpServer } from '../mcp/server.js';
 import { McpHttpSessions } from '../mcp/streamable-http.js';
 import type { ToolSelection } from '../mcp/toolsets.js';
+import type { ServerSignIns } from '../oauth/server-sign-in.js';
 import type { UserRecord } from '../ports.js';
 import type { PublishingEngine } from '../publish/engine.js';
 import { createRestApp } from '../rest/app.js';
@@ -68,6 +69,8 @@ export function createHttpApp(options: {
   authThrottle?: AuthThrottleOptions;
   /** Which MCP tools /mcp offers (default: all); the REST API is not affected. */
   tools?: ToolSelection;
+  /** Sign-ins completed on /oauth/callback (with SOCIAL_PUBLISHER_PUBLIC_URL); absent: none. */
+  signIns?: ServerSignIns;
 }): HttpApp {
   const { runtime } = options;
   // Over HTTP the caller is not on this machine: an upload path would read the server's files.
@@ -76,6 +79,7 @@ export function createHttpApp(options: {
     // The other instances were told by the transaction that planned the post (announcePlanChange).
     onPlanChanged: () => options.engine?.scheduler.wake(),
     allowLocalPaths: false,
+    signIns: options.signIns && (async () => options.signIns!),
   };
   const health = new HealthCheck({ store: runtime.store, engine: options.engine, log: options.log });
   const serviceFor = (user: UserRecord) => new LocalPublishingService(deps, user);
@@ -142,6 +146,24 @@ export function createHttpApp(options: {
     }
     if (!admission.admitted) return tooManyAttemptsResponse(admission.retryAfterSeconds);
     return sessions.handle(c.req.raw, admission.value);
+  });
+  // The platform sends the browser here after the user approved (or refused) the app: a page for a
+  // person, never a token or a code in it.
+  app.get('/oauth/callback', async (c) => {
+    const page = (status: 200 | 400 | 404, text: string) =>
+      c.text(text, status, { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
+    if (!options.signIns)
+      return page(404, 'This server completes no sign-ins (SOCIAL_PUBLISHER_PUBLIC_URL is not set).');
+    try {
+      const channel = await options.signIns.complete(c.req.url);
+      return page(
+        200,
+        `Connected: ${channel.connection.account ?? channel.name} is the channel "${channel.name}" (id ${channel.id}). You can close this tab.`,
+      );
+    } catch (error) {
+      if (!(error instanceof Error) || isStorageFault(error)) throw error;
+      return page(400, `Not connected: ${error.message}`);
+    }
   });
   app.route(
     '/',

@@ -4,6 +4,7 @@
  * tool changes nothing and throws `ConfirmationDeclinedError`, which `results.ts` turns into an
  * `isError` result keyed `confirmation`.
  */
+import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
@@ -35,11 +36,22 @@ const REQUESTED_SCHEMA: ElicitRequestFormParams['requestedSchema'] = {
 export function confirmationContext(
   server: Server,
   options: RequestOptions,
-): Pick<ToolContext, 'canConfirm' | 'confirm'> {
+): Pick<ToolContext, 'canConfirm' | 'confirm' | 'canOpenUrl' | 'openUrl'> {
   // The SDK reads an empty `elicitation: {}` as form mode; a URL-only client cannot be asked a question.
   const canConfirm = server.getClientCapabilities()?.elicitation?.form !== undefined;
+  const canOpenUrl = server.getClientCapabilities()?.elicitation?.url !== undefined;
   return {
     canConfirm,
+    canOpenUrl,
+    async openUrl(message, url) {
+      const elicitationId = randomUUID();
+      const answer = await server.elicitInput(
+        { mode: 'url', message, url, elicitationId },
+        { timeout: CONFIRMATION_TIMEOUT_MS, ...options },
+      );
+      const notify = server.createElicitationCompletionNotifier(elicitationId);
+      return { accepted: answer.action === 'accept', completed: () => notify().catch(() => undefined) };
+    },
     async confirm(message) {
       if (!canConfirm) return true;
       let answer: ElicitResult;

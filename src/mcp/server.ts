@@ -166,6 +166,9 @@ export function createMcpServer(service: PublishingService, options: McpServerOp
     const context: ToolContext = {
       canConfirm: asker.canConfirm,
       confirm: (message) => tracking.pausedDuring(asker.confirm(message)),
+      canOpenUrl: asker.canOpenUrl,
+      openUrl: (message, url) => tracking.pausedDuring(asker.openUrl(message, url)),
+      waitForUser: (work) => tracking.pausedDuring(work),
       signal: extra.signal,
       progress: progressReporter(request.params._meta?.progressToken, (params) =>
         extra.sendNotification({ method: 'notifications/progress', params }).catch(() => undefined),

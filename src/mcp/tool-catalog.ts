@@ -61,6 +61,12 @@ export const TOOL_CATALOG: readonly CatalogEntry[] = [
     async () => (await import('./tools/publish-post.js')).publishPost,
   ),
   entry('get_queue', 'lifecycle', true, async () => (await import('./tools/get-queue.js')).getQueue),
+  entry(
+    'connect_channel',
+    'connections',
+    false,
+    async () => (await import('./tools/connect-channel.js')).connectChannel,
+  ),
 ];
 
 /** Every tool's definition, checked against what the catalog says of it. */

@@ -26,6 +26,15 @@ export interface ToolContext {
    * Rejects with `ConfirmationDeclinedError` when the question could not be put to the user.
    */
   confirm(message: string): Promise<boolean>;
+  /** Whether the client can open an address for the user (it declared URL-mode elicitation). */
+  readonly canOpenUrl: boolean;
+  /**
+   * Asks the client to open `url` for the user (URL-mode elicitation): the user's answer, and how to
+   * tell the client that what happened there is done. Rejects when the client could not be asked.
+   */
+  openUrl(message: string, url: string): Promise<{ accepted: boolean; completed(): Promise<void> }>;
+  /** Waits for what a person does (a sign-in in a browser) without counting it as the call's work. */
+  waitForUser<T>(work: Promise<T>): Promise<T>;
   /** Aborted when the client cancels the call. */
   readonly signal: AbortSignal;
   /**

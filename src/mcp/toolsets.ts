@@ -11,6 +11,7 @@ export const TOOLSETS = {
   media: 'upload_media',
   posting: 'create_post',
   lifecycle: 'list, read, change, publish and cancel posts; the queue',
+  connections: 'connect_channel: an account signed in on its platform, from the conversation',
 } as const;
 
 export type Toolset = keyof typeof TOOLSETS;

@@ -5,6 +5,7 @@
  * whether a send may be repeated: a connection that was never made sent nothing (`transient`), while a
  * request that went out and got no answer may have been carried out (`unknown`).
  */
+import type { Readable } from 'node:stream';
 import { type Dispatcher, type FormData, request } from 'undici';
 
 export interface PlatformAnswer {
@@ -36,8 +37,8 @@ export class PlatformUnreachable extends Error {
 export interface PlatformRequest {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   headers?: Record<string, string>;
-  /** JSON or form text, or a multipart form (undici's FormData). */
-  body?: string | FormData;
+  /** JSON or form text, a multipart form (undici's FormData), or bytes (a part, a file streamed). */
+  body?: string | FormData | Uint8Array | Readable;
   /** Deadline of the whole exchange: connecting, sending and reading the answer. */
   timeoutMs: number;
   dispatcher?: Dispatcher;

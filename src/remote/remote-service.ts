@@ -6,6 +6,7 @@
  */
 import { openAsBlob } from 'node:fs';
 import { FormData } from 'undici';
+import { z } from 'zod';
 import { ChannelRequest } from '../domain/channel-detail.js';
 import {
   type CreatedPost,
@@ -38,6 +39,7 @@ import {
   type User,
   User as UserSchema,
 } from '../domain/schemas.js';
+import { ConnectionRequest, type StartedConnection } from '../oauth/server-sign-in.js';
 import type { MediaDownloader, TransferOptions } from '../ports.js';
 import { type ChannelDetail, ChannelDetail as ChannelDetailSchema } from '../publish/connectors/schemas.js';
 import type { Page, PublishingService } from '../service/publishing-service.js';
@@ -209,4 +211,12 @@ export class RemotePublishingService implements PublishingService {
     const call = { method: 'GET', path: `/brands/${ids.brandId}/queue`, query: rest } as const;
     return (await this.client.send(call, successBody(QueueSchema))).data;
   }
+
+  async startConnection(request: unknown): Promise<StartedConnection> {
+    const { ids, rest } = splitPathIds(request, ['brandId'], ConnectionRequest);
+    const call = { method: 'POST', path: `/brands/${ids.brandId}/connections`, json: rest } as const;
+    return (await this.client.send(call, successBody(StartedConnectionSchema))).data;
+  }
 }
+
+const StartedConnectionSchema = z.object({ authorizationUrl: z.string(), expiresAt: z.string() });

@@ -204,6 +204,12 @@ export function createRestApp(options: RestOptions): Hono<Env> {
     }),
   );
 
+  // An OAuth sign-in the server completes on /oauth/callback (product.md).
+  app.post('/v1/brands/:brandId/connections', jsonLimit, async (c) => {
+    const body = withPath(await jsonBody(c), { brandId: brandId(c) });
+    return c.json({ status: 'success', data: await c.var.service.startConnection(body) }, 201);
+  });
+
   app.get('/v1/brands/:brandId/queue', async (c) => {
     const request = coerceArguments(
       QueueRequest,

@@ -4,7 +4,7 @@
  * so that a server starts without loading what it has not been asked for.
  */
 
-import { NotFoundError } from '../domain/errors.js';
+import { NotFoundError, ValidationError } from '../domain/errors.js';
 import type { CreatedPost, DeletedPost, Post, Queue } from '../domain/post-schemas.js';
 import {
   type Brand,
@@ -17,6 +17,7 @@ import {
   type User,
 } from '../domain/schemas.js';
 import { validateOrThrow } from '../domain/validation.js';
+import type { ServerSignIns, StartedConnection } from '../oauth/server-sign-in.js';
 import type {
   BrandRecord,
   Clock,
@@ -67,6 +68,8 @@ export interface LocalServiceDeps {
   downloader?: MediaDownloader | undefined;
   /** Whether upload paths name files on this machine (stdio: yes; HTTP sessions: no). */
   allowLocalPaths?: boolean | undefined;
+  /** Sign-ins the server completes; absent: say what to configure (SOCIAL_PUBLISHER_PUBLIC_URL). */
+  signIns?: (() => Promise<ServerSignIns>) | undefined;
 }
 
 export class LocalPublishingService implements StreamingPublishingService {
@@ -74,6 +77,25 @@ export class LocalPublishingService implements StreamingPublishingService {
     private readonly deps: LocalServiceDeps,
     readonly user: UserRecord,
   ) {}
+
+  async startConnection(request: unknown): Promise<StartedConnection> {
+    const signIns = await this.deps.signIns?.();
+    if (!signIns) {
+      throw ValidationError.single(
+        'platform',
+        'This server cannot complete a sign-in: set SOCIAL_PUBLISHER_PUBLIC_URL to its public address (and register <that address>/oauth/callback with the platform app), or connect the account on the server with social-publisher-mcp connect.',
+      );
+    }
+    const { state: _state, ...started } = await signIns.start(this.user.id, request);
+    return started;
+  }
+
+  async connectionCompleted(authorizationUrl: string): Promise<ChannelDetail> {
+    const state = new URL(authorizationUrl).searchParams.get('state') ?? '';
+    const signIns = await this.deps.signIns?.();
+    if (!signIns) throw new Error('No sign-in was begun by this server.');
+    return signIns.waitFor(state);
+  }
 
   async requireBrand(brandId: number): Promise<void> {
     await this.brandOfUser(brandId);

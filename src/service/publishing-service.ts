@@ -7,6 +7,7 @@
 
 import type { CreatedPost, DeletedPost, Post, Queue } from '../domain/post-schemas.js';
 import type { Brand, Channel, Collection, Media, User } from '../domain/schemas.js';
+import type { StartedConnection } from '../oauth/server-sign-in.js';
 import type { TransferOptions } from '../ports.js';
 import type { ChannelDetail } from '../publish/connectors/schemas.js';
 
@@ -51,6 +52,16 @@ export interface PublishingService {
   publishPost(request: unknown): Promise<Post>;
   /** `{ brandId, count? }` */
   getQueue(request: unknown): Promise<Queue>;
+  /**
+   * `{ brandId, platform, collectionIds?, account? }`: begins an OAuth sign-in that the server completes
+   * (src/oauth/server-sign-in.ts); the address for the user to open, and until when it works.
+   */
+  startConnection(request: unknown): Promise<StartedConnection>;
+  /**
+   * The channel, once the sign-in begun by `startConnection` with this address is completed by this
+   * process; undefined where it cannot be told (a remote server): the user is told to look for it.
+   */
+  connectionCompleted?(authorizationUrl: string): Promise<ChannelDetail>;
 }
 
 /** A file read, measured and type-checked, not yet kept: commit it or discard it. */

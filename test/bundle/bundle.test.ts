@@ -180,7 +180,7 @@ describe('npm run bundle (scripts/bundle.mjs)', () => {
 
   it("lists exactly the registry's tools and targets a Node with node:sqlite", () => {
     expect(manifest.tools.map((tool) => tool.name)).toEqual(TOOLS.map((tool) => tool.name));
-    expect(manifest.tools).toHaveLength(13);
+    expect(manifest.tools).toHaveLength(14);
     expect(manifest.compatibility.runtimes.node).toBe('>=22.13.0');
     expect(manifest.user_config.api_key?.sensitive).toBe(true);
     const bundledPkg = JSON.parse(readFileSync(join(unpacked, 'package.json'), 'utf8')) as Record<
@@ -261,7 +261,7 @@ describe('the unpacked bundle, started like Claude Desktop starts it', () => {
 
       const listed = await session.client.listTools(undefined, { timeout: CHILD_TIMEOUT_MS });
       expect(listed.tools.map((tool) => tool.name)).toEqual(manifest.tools.map((tool) => tool.name));
-      expect(listed.tools).toHaveLength(13);
+      expect(listed.tools).toHaveLength(14);
 
       const brands = await session.call('list_brands');
       expect(brands.isError ?? false).toBe(false);

@@ -61,7 +61,7 @@ async function inspect(dataDir: string, ...method: string[]): Promise<unknown> {
 }
 
 it(
-  'tools/list through the Inspector CLI lists the 13 tools with their schemas',
+  'tools/list through the Inspector CLI lists the 14 tools with their schemas',
   async () => {
     const dataDir = tempDir('spm-inspector-');
     const listed = (await inspect(dataDir, '--method', 'tools/list')) as {

@@ -25,6 +25,7 @@ import {
   type ChannelDetailJson,
   collectionId,
   connectMastodon,
+  collect,
   createPost,
   DEMO_BRAND,
   programEnv,
@@ -32,6 +33,7 @@ import {
   restClient,
   startServe,
   waitForPost,
+  waitForStderr,
 } from '../support/connected-program.js';
 import { type MastodonServer, startMastodonServer } from '../support/mastodon-server.js';
 import { CHANNEL, startTelegramServer } from '../support/telegram-server.js';
@@ -345,46 +347,6 @@ describe('disconnect', () => {
   });
 });
 
-/** Reads the child's stderr until `pattern` matches; resolves with the match. */
-function waitForStderr(
-  child: ChildProcess,
-  pattern: RegExp,
-  seen: { text: string },
-): Promise<RegExpExecArray> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`no ${pattern} on stderr: ${seen.text}`)),
-      CHILD_TIMEOUT_MS,
-    );
-    const check = () => {
-      const match = pattern.exec(seen.text);
-      if (match) {
-        clearTimeout(timer);
-        child.stderr!.off('data', check);
-        resolve(match);
-      }
-    };
-    child.stderr!.on('data', check);
-    check();
-  });
-}
-
-function collect(child: ChildProcess): {
-  stdout: { text: string };
-  stderr: { text: string };
-  exit: Promise<number | null>;
-} {
-  const stdout = { text: '' };
-  const stderr = { text: '' };
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout.text += chunk;
-  });
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr.text += chunk;
-  });
-  const exit = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
-  return { stdout, stderr, exit };
-}
 
 describe('connect without --token-env: the secret from a sign-in or from stdin', () => {
   it('mastodon --paste-code: the authorization code piped on stdin (not a terminal) is read as one line', async () => {

@@ -108,7 +108,7 @@ describe('the built program over stdio', () => {
       },
     ]);
     expect(out.lines[0]?.id).toBe(1);
-    expect((byId(out.lines, 2)[0]!.result as { tools: unknown[] }).tools.length).toBe(13);
+    expect((byId(out.lines, 2)[0]!.result as { tools: unknown[] }).tools.length).toBe(14);
     expect(byId(out.lines, 3)).toEqual([{ jsonrpc: '2.0', id: 3, result: {} }]);
     expect(out.lines.length).toBe(4);
   });
@@ -188,7 +188,7 @@ describe('the built program over stdio', () => {
       stderr: 'ignore',
     });
     await expect(client.connect(transport, { timeout: CHILD_TIMEOUT_MS })).rejects.toThrow(
-      'social-publisher-mcp could not start: SOCIAL_PUBLISHER_TOOLSETS: unknown toolset "postings"; the toolsets are workspace, media, posting, lifecycle (or all).',
+      'social-publisher-mcp could not start: SOCIAL_PUBLISHER_TOOLSETS: unknown toolset "postings"; the toolsets are workspace, media, posting, lifecycle, connections (or all).',
     );
     await client.close().catch(() => undefined);
   });

@@ -145,9 +145,10 @@ const modelBytes = (t: Tool) =>
 
 /**
  * Budgets, in bytes of compact JSON (tokens are counted with a real tokenizer in test/frameworks/).
- * Measured at 19,800 bytes for the 13 tools (26,088 before the lean-down of issue 13).
+ * Measured at 19,800 bytes for the 13 tools (26,088 before the lean-down of issue 13); connect_channel
+ * (issue 27) brought the 14 to about 20,700.
  */
-const TOTAL_BUDGET = 20_500;
+const TOTAL_BUDGET = 21_200;
 const PER_TOOL_BUDGET: Record<string, number> = { create_post: 6_300, update_post: 6_100 };
 const OTHER_TOOL_BUDGET = 1_400;
 

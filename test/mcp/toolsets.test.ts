@@ -108,7 +108,7 @@ describe('tool selection over stdio', () => {
     const bad = await runMain([], env);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain(
-      'SOCIAL_PUBLISHER_TOOLSETS: unknown toolset "postng"; the toolsets are workspace, media, posting, lifecycle (or all).',
+      'SOCIAL_PUBLISHER_TOOLSETS: unknown toolset "postng"; the toolsets are workspace, media, posting, lifecycle, connections (or all).',
     );
     const readOnly = await runMain([], {
       ...env,

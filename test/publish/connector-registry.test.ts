@@ -16,6 +16,7 @@ import {
   connectUsage,
   flagOf,
 } from '../../src/publish/connectors/connect-flags.js';
+import type { ConnectorModule } from '../../src/publish/connectors/module.js';
 import {
   CONNECTED_KINDS,
   CONNECTED_PLATFORMS,
@@ -105,24 +106,35 @@ describe('connect, from the modules', () => {
     }
   });
 
-  it("--help's connect lines are product.md's contract, one per registered module", () => {
+  it("--help's connect lines are product.md's contract: one per platform with its own flags, one for the OAuth apps", () => {
     // product.md, "Command line and environment" (a contract: tests and docs rely on it).
     const contract = [
       'social-publisher-mcp connect mastodon --brand B --instance URL [--token-env VAR] [--collection C]...',
       'social-publisher-mcp connect bluesky  --brand B --handle H [--service URL] [--password-env VAR] [--collection C]...',
       'social-publisher-mcp connect telegram --brand B --chat CHAT [--token-env VAR] [--api-root URL] [--collection C]...',
-      // Not in product.md yet: its line (and the shared OAuth flags) come with the sign-in on main.
-      'social-publisher-mcp connect x        --brand B [--api-root URL] [--collection C]...',
+      'social-publisher-mcp connect <oauth-platform> --brand B [--collection C]... [--account ID_OR_NAME] [--name N]',
     ];
-    const lines = connectUsage()
-      .split('\n')
+    const usage = connectUsage().split('\n');
+    const lines = usage
       .map((line) => line.trim())
       .filter((line) => line.startsWith('social-publisher-mcp connect '));
-    expect(lines.map((line) => line.split(/ +/)[2])).toEqual(kinds);
+    const own = CONNECTOR_MODULES.filter((module: ConnectorModule) => module.app === undefined).map(
+      (m) => m.kind,
+    );
+    expect(lines.map((line) => line.split(/ +/)[2])).toEqual([...own, '<oauth-platform>']);
     expect(lines).toEqual(contract);
+    // The line after the OAuth line: its other flags, as product.md has them.
+    const oauthLine = usage.findIndex((line) => line.includes('<oauth-platform> --brand'));
+    expect(usage[oauthLine + 1]!.trim()).toBe(
+      '[--redirect-uri URI] [--paste-code] [--auth-root URL] [--api-root URL]',
+    );
+    const apps = CONNECTOR_MODULES.filter((module: ConnectorModule) => module.app !== undefined).map(
+      (m) => m.kind,
+    );
+    expect(usage.join(' ').replace(/\s+/g, ' ')).toContain(`<oauth-platform>: ${apps.join(', ')};`);
     expect(USAGE).toContain(connectUsage());
     expect(USAGE).toContain(
-      "Also: --name NAME (the channel's name), --paste-code (Mastodon or X sign-in\n                             without a browser redirect to this machine)",
+      "Also: --name NAME (the channel's name), --paste-code (Mastodon sign-in without\n                             a browser redirect to this machine)",
     );
   });
 
@@ -164,9 +176,9 @@ describe('connect, from the modules', () => {
       redirect: 'paste',
     });
     expect(parse('myspace', '--brand', 'A')).toBe(
-      'connect: unknown platform "myspace"; use mastodon, bluesky, telegram or x.',
+      'connect: unknown platform "myspace"; use mastodon, bluesky, telegram, linkedin or x.',
     );
-    expect(parse()).toBe('connect needs the platform: mastodon, bluesky, telegram or x.');
+    expect(parse()).toBe('connect needs the platform: mastodon, bluesky, telegram, linkedin or x.');
     expect(parse('telegram', '--brand', 'A', '--chat', '@c', '--paste-code')).toBe(
       'connect telegram does not take --paste-code.',
     );

@@ -275,3 +275,44 @@ export async function collectionId(rest: RestClient, title: string): Promise<num
   if (!found) throw new Error(`no collection "${title}"`);
   return found.id;
 }
+
+/** Reads the child's stderr until `pattern` matches; resolves with the match. */
+export function waitForStderr(
+  child: ChildProcess,
+  pattern: RegExp,
+  seen: { text: string },
+): Promise<RegExpExecArray> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`no ${pattern} on stderr: ${seen.text}`)),
+      CHILD_TIMEOUT_MS,
+    );
+    const check = () => {
+      const match = pattern.exec(seen.text);
+      if (match) {
+        clearTimeout(timer);
+        child.stderr!.off('data', check);
+        resolve(match);
+      }
+    };
+    child.stderr!.on('data', check);
+    check();
+  });
+}
+
+export function collect(child: ChildProcess): {
+  stdout: { text: string };
+  stderr: { text: string };
+  exit: Promise<number | null>;
+} {
+  const stdout = { text: '' };
+  const stderr = { text: '' };
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout.text += chunk;
+  });
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr.text += chunk;
+  });
+  const exit = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  return { stdout, stderr, exit };
+}

@@ -2,7 +2,8 @@
  * Takes a store back to before the job table (SQLite's migration 10, PostgreSQL's 6), for tests that
  * roll a store back to an older schema version and open it again: the columns of the delivery row that
  * the jobs replaced are back (empty: the tests that use this hold no work under way), the job table is
- * gone. Undoes only that migration; the caller undoes the ones after its target version too.
+ * gone. Undoes that migration and the ones after it (the OAuth sign-ins' table: SQLite's 11,
+ * PostgreSQL's 7); the caller undoes the ones after its target version too.
  */
 export function beforeJobTable(dialect: 'sqlite' | 'postgres', withCommentAttempts: boolean): string {
   const int = dialect === 'sqlite' ? 'INTEGER' : 'bigint';
@@ -22,6 +23,7 @@ export function beforeJobTable(dialect: 'sqlite' | 'postgres', withCommentAttemp
     ...(withCommentAttempts ? ['comment_attempts integer NOT NULL DEFAULT 0'] : []),
   ];
   return [
+    'DROP TABLE IF EXISTS oauth_sign_ins;',
     'DROP TABLE jobs;',
     'DROP TABLE account_limits;',
     ...columns.map((column) => `ALTER TABLE deliveries ADD COLUMN ${column};`),

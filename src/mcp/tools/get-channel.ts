@@ -10,7 +10,7 @@ export const getChannel = defineTool({
   description: [
     `Returns one channel with its connection (${CONNECTED_KINDS.join(', ')}, or the sandbox/webhook default): account,`,
     'why it is INACTIVE, last error, last publication, and its platform limits. Call it when a delivery failed or a',
-    'channel is INACTIVE; accounts are connected on the command line (social-publisher-mcp connect), never here.',
+    'channel is INACTIVE. Accounts are connected with connect_channel (OAuth platforms) or on the command line (social-publisher-mcp connect).',
   ].join(' '),
   input: ChannelRequest,
   output: ChannelDetail,

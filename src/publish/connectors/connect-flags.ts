@@ -15,6 +15,15 @@ export const PASTE_CODE_FLAG = 'paste-code';
 
 const OAUTH_MODULES = CONNECTOR_MODULES.filter((module) => module.oauth !== undefined);
 
+/**
+ * The flags of the platforms signed in with the operator's app (product.md, `connect <oauth-platform>`):
+ * the identity to post as, the redirect URI registered with the app, and the authorization origin.
+ */
+export const OAUTH_APP_FLAGS = ['account', 'redirect-uri', 'auth-root'] as const;
+
+/** The platforms signed in with an app the operator registered on them (every OAuth platform but Mastodon). */
+const APP_MODULES = CONNECTOR_MODULES.filter((module: ConnectorModule) => module.app !== undefined);
+
 /** The flag of a role (the endpoint, the account, the secret), if the module has one. */
 export function flagOf(module: Pick<ConnectorModule, 'connect'>, role: ConnectFlag['role']) {
   return module.connect.flags.find((flag) => flag.role === role);
@@ -37,6 +46,7 @@ export const CONNECT_FLAGS: readonly string[] = unique([
   'collection',
   'channel',
   'name',
+  ...(APP_MODULES.length > 0 ? OAUTH_APP_FLAGS : []),
   ...(OAUTH_MODULES.length > 0 ? [PASTE_CODE_FLAG] : []),
 ]);
 
@@ -54,6 +64,7 @@ export const CONNECT_OPTIONS: Readonly<
 export function takesFlag(module: ConnectorModule, flag: string): boolean {
   if ((SHARED_CONNECT_FLAGS as readonly string[]).includes(flag)) return true;
   if (flag === PASTE_CODE_FLAG) return module.oauth !== undefined;
+  if ((OAUTH_APP_FLAGS as readonly string[]).includes(flag) && module.app !== undefined) return true;
   return module.connect.flags.some((own) => own.name === flag);
 }
 
@@ -84,16 +95,32 @@ function usageLine(module: ConnectorModule, pad: number): string {
   return `  social-publisher-mcp connect ${module.kind.padEnd(pad)} --brand B ${flags.join(' ')} [--collection C]...`;
 }
 
+/** The line of the platforms signed in with the operator's app (product.md's contract). */
+const APP_USAGE = [
+  '  social-publisher-mcp connect <oauth-platform> --brand B [--collection C]... [--account ID_OR_NAME] [--name N]',
+  `${INDENT}[--redirect-uri URI] [--paste-code] [--auth-root URL] [--api-root URL]`,
+];
+
 /** What `--help` says of `connect`: one line per platform, then what they share. */
 export function connectUsage(): string {
-  const pad = Math.max(...CONNECTOR_MODULES.map((module) => module.kind.length));
-  const oauth = OAUTH_MODULES.map((module) => module.displayName).join(' or ');
+  const own = CONNECTOR_MODULES.filter((module: ConnectorModule) => module.app === undefined);
+  const pad = Math.max(...own.map((module) => module.kind.length));
+  const oauth = OAUTH_MODULES.filter((module: ConnectorModule) => module.app === undefined)
+    .map((module) => module.displayName)
+    .join(' or ');
   const also = [
     "Also: --name NAME (the channel's name)",
     ...(oauth ? [`--${PASTE_CODE_FLAG} (${oauth} sign-in without a browser redirect to this machine)`] : []),
   ].join(', ');
+  const apps = APP_MODULES.map((module) => module.kind);
   return [
-    ...CONNECTOR_MODULES.map((module) => usageLine(module, pad)),
+    ...own.map((module) => usageLine(module, pad)),
+    ...(apps.length > 0 ? APP_USAGE : []),
+    ...(apps.length > 0
+      ? wrap(
+          `<oauth-platform>: ${apps.join(', ')}; signed in in a browser with the operator's app (SOCIAL_PUBLISHER_<APP>_CLIENT_ID and _CLIENT_SECRET, or DATA_DIR/apps.json).`,
+        )
+      : []),
     ...wrap(
       'verify an account and connect it as a channel of the brand (prints the channel as JSON); without --*-env the secret is asked for on the terminal, unechoed.',
     ),

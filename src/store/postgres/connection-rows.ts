@@ -1,6 +1,12 @@
 /** The ConnectionStore port on PostgreSQL: channel connections, their sealed secrets, channel activity. */
 import type { Capabilities } from '../../domain/capabilities.js';
-import type { ChannelActivity, ConnectionRecord, ConnectionStore, ConnectionUpsert } from '../../ports.js';
+import type {
+  ChannelActivity,
+  ConnectionRecord,
+  ConnectionStore,
+  ConnectionUpsert,
+  PendingSignIn,
+} from '../../ports.js';
 import { nullableNumber, nullableString } from './records.js';
 import { literal, type Row, type Sql } from './sql.js';
 
@@ -168,5 +174,30 @@ export class PostgresConnectionStore implements ConnectionStore {
       this.memo.storeId = read;
     }
     return this.memo.storeId;
+  }
+
+  async addSignIn(signIn: PendingSignIn, nowMs: number): Promise<void> {
+    await this.sql.change('DELETE FROM oauth_sign_ins WHERE expires_at_ms <= $1', nowMs);
+    await this.sql.change(
+      'INSERT INTO oauth_sign_ins (state_hash, brand_id, sealed, expires_at_ms) VALUES ($1, $2, $3, $4)',
+      signIn.stateHash,
+      signIn.brandId,
+      signIn.sealed,
+      signIn.expiresAtMs,
+    );
+  }
+
+  async takeSignIn(stateHash: string): Promise<PendingSignIn | undefined> {
+    const row = await this.sql.get(
+      'DELETE FROM oauth_sign_ins WHERE state_hash = $1 RETURNING brand_id, sealed, expires_at_ms',
+      stateHash,
+    );
+    if (!row) return undefined;
+    return {
+      stateHash,
+      brandId: Number(row.brand_id),
+      sealed: new Uint8Array(row.sealed as Uint8Array),
+      expiresAtMs: Number(row.expires_at_ms),
+    };
   }
 }

@@ -285,6 +285,16 @@ export const MIGRATIONS: readonly string[] = [
     DROP COLUMN comment_attempts, DROP COLUMN poll_close_at_ms, DROP COLUMN poll_close_status,
     DROP COLUMN poll_lease_until_ms;
   `,
+  // OAuth sign-ins begun on serve, waiting for their callback (src/oauth/server-sign-in.ts).
+  `
+  CREATE TABLE oauth_sign_ins (
+    state_hash text PRIMARY KEY,
+    brand_id bigint NOT NULL REFERENCES brands(id) ON DELETE CASCADE,
+    sealed bytea NOT NULL,
+    expires_at_ms bigint NOT NULL
+  );
+  CREATE INDEX oauth_sign_ins_expiry ON oauth_sign_ins (expires_at_ms);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,6 +1,12 @@
 /** The ConnectionStore port on SQLite: channel connections, their sealed secrets, channel activity. */
 import type { Capabilities } from '../../domain/capabilities.js';
-import type { ChannelActivity, ConnectionRecord, ConnectionStore, ConnectionUpsert } from '../../ports.js';
+import type {
+  ChannelActivity,
+  ConnectionRecord,
+  ConnectionStore,
+  ConnectionUpsert,
+  PendingSignIn,
+} from '../../ports.js';
 import type { Row, Sql } from './sql.js';
 import type { TransactionScope } from './transaction-scope.js';
 
@@ -168,4 +174,36 @@ export class SqliteConnectionStore implements ConnectionStore {
   async storeId(): Promise<string> {
     return this.id;
   }
+
+  addSignIn(signIn: PendingSignIn, nowMs: number): Promise<void> {
+    return this.scope.run(() => {
+      this.sql.run('DELETE FROM oauth_sign_ins WHERE expires_at_ms <= ?', nowMs);
+      this.sql.run(
+        'INSERT INTO oauth_sign_ins (state_hash, brand_id, sealed, expires_at_ms) VALUES (?, ?, ?, ?)',
+        signIn.stateHash,
+        signIn.brandId,
+        signIn.sealed,
+        signIn.expiresAtMs,
+      );
+    });
+  }
+
+  takeSignIn(stateHash: string): Promise<PendingSignIn | undefined> {
+    return this.scope.run(() => {
+      const row = this.sql.get(
+        'DELETE FROM oauth_sign_ins WHERE state_hash = ? RETURNING brand_id, sealed, expires_at_ms',
+        stateHash,
+      );
+      return row && toSignIn(stateHash, row);
+    });
+  }
+}
+
+function toSignIn(stateHash: string, row: Row): PendingSignIn {
+  return {
+    stateHash,
+    brandId: Number(row.brand_id),
+    sealed: new Uint8Array(row.sealed as Uint8Array),
+    expiresAtMs: Number(row.expires_at_ms),
+  };
 }

@@ -287,6 +287,16 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE deliveries DROP COLUMN poll_close_status;
   ALTER TABLE deliveries DROP COLUMN poll_lease_until_ms;
   `,
+  // OAuth sign-ins begun on serve, waiting for their callback (src/oauth/server-sign-in.ts).
+  `
+  CREATE TABLE oauth_sign_ins (
+    state_hash text PRIMARY KEY,
+    brand_id INTEGER NOT NULL REFERENCES brands(id) ON DELETE CASCADE,
+    sealed BLOB NOT NULL,
+    expires_at_ms INTEGER NOT NULL
+  );
+  CREATE INDEX oauth_sign_ins_expiry ON oauth_sign_ins (expires_at_ms);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
