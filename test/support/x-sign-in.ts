@@ -174,13 +174,22 @@ export class XSignIn {
   }
 }
 
-/** Follows the authorization page as a browser would: the `code` and `state` it redirects with. */
-export async function approve(authorizationUrl: string): Promise<{ code: string; state: string }> {
+/**
+ * Follows the authorization page as a browser would: the `code` and `state` it redirects with, and the
+ * address it redirects to (where the program listens, or what the user pastes).
+ */
+export async function approve(
+  authorizationUrl: string,
+): Promise<{ code: string; state: string; redirectedTo: string }> {
   const response = await fetch(authorizationUrl, { redirect: 'manual' });
   const location = response.headers.get('location');
   if (response.status !== 302 || !location) {
     throw new Error(`The authorization page answered ${response.status}: ${await response.text()}`);
   }
   const target = new URL(location);
-  return { code: target.searchParams.get('code') ?? '', state: target.searchParams.get('state') ?? '' };
+  return {
+    code: target.searchParams.get('code') ?? '',
+    state: target.searchParams.get('state') ?? '',
+    redirectedTo: target.href,
+  };
 }
