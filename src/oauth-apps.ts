@@ -17,14 +17,23 @@ import {
 /** The default redirect URI of the operator's apps (product.md): a loopback listener of `connect`. */
 export const DEFAULT_REDIRECT_URI = 'http://127.0.0.1:8788/callback';
 
+/**
+ * An app's credentials, and the platform's origins when apps.json replaces them (a self-hosted gateway,
+ * a stand-in in tests: as `--auth-root` and `--api-root` do for `connect`).
+ */
+export interface OAuthAppCredentials extends OAuthClient {
+  authRoot?: string;
+  apiRoot?: string;
+}
+
 export interface OAuthApps {
   /** The app's credentials, when both are configured. */
-  get(name: OAuthAppName): OAuthClient | undefined;
+  get(name: OAuthAppName): OAuthAppCredentials | undefined;
   /**
    * The app's credentials for `connect <platform>` and sign-ins from `serve`; a missing one throws a
    * ConfigError naming the settings, the file, and where the app is registered.
    */
-  require(platform: string, app: OAuthAppSpec, redirectUri?: string): OAuthClient;
+  require(platform: string, app: OAuthAppSpec, redirectUri?: string): OAuthAppCredentials;
 }
 
 /** The settings of an app, as the README and errors name them. */
@@ -50,16 +59,32 @@ export function loadOAuthApps(env: NodeJS.ProcessEnv, dataDir: string): OAuthApp
       throw new ConfigError(`${path} names an unknown app "${key}": use ${OAUTH_APP_NAMES.join(', ')}.`);
     }
   }
-  const apps = new Map<OAuthAppName, OAuthClient>();
+  const apps = new Map<OAuthAppName, OAuthAppCredentials>();
+  const origin = (name: string, key: string, value: unknown): { [key: string]: string } => {
+    if (value === undefined) return {};
+    if (typeof value !== 'string' || !/^https?:\/\/[^\s/]+/.test(value)) {
+      throw new ConfigError(
+        `${path}: ${name}.${key} must be an http(s) origin, not ${JSON.stringify(value)}.`,
+      );
+    }
+    return { [key]: value.replace(/\/+$/, '') };
+  };
   for (const name of OAUTH_APP_NAMES) {
-    const entry = (file[name] ?? {}) as { clientId?: unknown; clientSecret?: unknown };
+    const entry = (file[name] ?? {}) as {
+      clientId?: unknown;
+      clientSecret?: unknown;
+      authRoot?: unknown;
+      apiRoot?: unknown;
+    };
     const clientId =
       nonEmpty(env[clientIdVariable(name)]) ??
       (typeof entry.clientId === 'string' ? nonEmpty(entry.clientId) : undefined);
     const clientSecret =
       nonEmpty(env[clientSecretVariable(name)]) ??
       (typeof entry.clientSecret === 'string' ? nonEmpty(entry.clientSecret) : undefined);
-    if (clientId !== undefined && clientSecret !== undefined) apps.set(name, { clientId, clientSecret });
+    const roots = { ...origin(name, 'authRoot', entry.authRoot), ...origin(name, 'apiRoot', entry.apiRoot) };
+    if (clientId !== undefined && clientSecret !== undefined)
+      apps.set(name, { clientId, clientSecret, ...roots });
   }
   return {
     get: (name) => apps.get(name),

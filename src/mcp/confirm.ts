@@ -49,7 +49,10 @@ export function confirmationContext(
         { mode: 'url', message, url, elicitationId },
         { timeout: CONFIRMATION_TIMEOUT_MS, ...options },
       );
-      const notify = server.createElicitationCompletionNotifier(elicitationId);
+      // Sent on the call's own stream: a client without the standalone one hears it too.
+      const notify = server.createElicitationCompletionNotifier(elicitationId, {
+        relatedRequestId: options.relatedRequestId,
+      });
       return { accepted: answer.action === 'accept', completed: () => notify().catch(() => undefined) };
     },
     async confirm(message) {

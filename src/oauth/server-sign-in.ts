@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { NotFoundError, ValidationError } from '../domain/errors.js';
 import { Id } from '../domain/schemas.js';
 import { validateOrThrow } from '../domain/validation.js';
-import type { OAuthApps } from '../oauth-apps.js';
+import type { OAuthAppCredentials, OAuthApps } from '../oauth-apps.js';
 import type { Clock, Store } from '../ports.js';
 import type { OAuthHttp } from '../publish/connectors/module.js';
 import { CONNECTOR_MODULES, type ConnectedKind, connectorModule } from '../publish/connectors/registry.js';
@@ -45,17 +45,10 @@ export const APP_KINDS = CONNECTOR_MODULES.filter((module) => 'app' in module &&
 
 export const ConnectionRequest = z.strictObject({
   brandId: Id.describe('Brand id, from list_brands'),
-  platform: z
-    .string()
-    .refine((platform) => (APP_KINDS as string[]).includes(platform), {
-      message: `The platform must be one of: ${APP_KINDS.join(', ') || 'none in this version'}.`,
-    })
-    .describe(`Platform: ${APP_KINDS.join(', ')}`),
-  collectionIds: z
-    .array(Id)
-    .max(100)
-    .optional()
-    .describe('Collections to add the channel to'),
+  platform: (APP_KINDS.length > 0 ? z.enum(APP_KINDS as [string, ...string[]]) : z.never()).describe(
+    'Platform',
+  ),
+  collectionIds: z.array(Id).max(100).optional().describe('Collections to add the channel to'),
   account: z
     .string()
     .trim()
@@ -99,8 +92,11 @@ export interface ServerSignInsOptions {
 const hashOf = (state: string) => createHash('sha256').update(state).digest('hex');
 
 export class ServerSignIns {
-  /** Callers waiting for a sign-in of this process to complete (the MCP tool), by state hash. */
-  private readonly waiting = new Map<string, (outcome: ChannelDetail | Error) => void>();
+  /** The sign-ins begun by this process, by state hash: what the MCP tool waits for. */
+  private readonly waiting = new Map<
+    string,
+    { outcome: Promise<ChannelDetail>; settle(outcome: ChannelDetail | Error): void }
+  >();
 
   constructor(private readonly options: ServerSignInsOptions) {}
 
@@ -120,7 +116,7 @@ export class ServerSignIns {
     }
     const platform = given.platform as ConnectedKind;
     const module = connectorModule(platform);
-    let client: { clientId: string };
+    let client: OAuthAppCredentials;
     try {
       client = apps.require(module.displayName, module.app!, redirectUri);
     } catch (error) {
@@ -133,7 +129,7 @@ export class ServerSignIns {
     }
     const hooks = await module.oauth!();
     const started = beginSignIn(hooks, {
-      authRoot: module.app!.authRoot,
+      authRoot: client.authRoot ?? module.app!.authRoot,
       clientId: client.clientId,
       redirectUri,
     });
@@ -156,6 +152,7 @@ export class ServerSignIns {
       },
       nowMs,
     );
+    this.expect(hashOf(started.state));
     return {
       authorizationUrl: started.authorizationUrl,
       expiresAt: new Date(expiresAtMs).toISOString(),
@@ -163,22 +160,43 @@ export class ServerSignIns {
     };
   }
 
-  /** Resolves with the channel once the sign-in of `state` completes in this process, or rejects. */
-  waitFor(state: string, timeoutMs = SIGN_IN_TTL_MS): Promise<ChannelDetail> {
-    const key = hashOf(state);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.waiting.delete(key);
-        reject(new SignInRefused('No approval arrived within 10 minutes: start the sign-in again.'));
-      }, timeoutMs);
-      timer.unref?.();
-      this.waiting.set(key, (outcome) => {
-        clearTimeout(timer);
-        this.waiting.delete(key);
-        if (outcome instanceof Error) reject(outcome);
-        else resolve(outcome);
-      });
+  /**
+   * Resolves with the channel once the sign-in of `state`, begun by this process, completes here, or
+   * rejects (refused, expired, or completed by another instance: then within 10 minutes).
+   */
+  waitFor(state: string): Promise<ChannelDetail> {
+    const waiting = this.waiting.get(hashOf(state));
+    return waiting ? waiting.outcome : Promise.reject(new SignInRefused('No such sign-in was begun here.'));
+  }
+
+  /** What `waitFor` answers for a sign-in begun now: settled by `complete`, or after the sign-in's life. */
+  private expect(key: string): void {
+    let settle!: (outcome: ChannelDetail | Error) => void;
+    const outcome = new Promise<ChannelDetail>((resolve, reject) => {
+      settle = (result) => (result instanceof Error ? reject(result) : resolve(result));
     });
+    outcome.catch(() => undefined);
+    const timer = setTimeout(
+      () =>
+        this.settle(
+          key,
+          new SignInRefused('No approval arrived within 10 minutes: start the sign-in again.'),
+        ),
+      SIGN_IN_TTL_MS,
+    );
+    timer.unref?.();
+    this.waiting.set(key, {
+      outcome,
+      settle: (result) => {
+        clearTimeout(timer);
+        settle(result);
+      },
+    });
+  }
+
+  private settle(key: string, outcome: ChannelDetail | Error): void {
+    this.waiting.get(key)?.settle(outcome);
+    this.waiting.delete(key);
   }
 
   /**
@@ -191,10 +209,10 @@ export class ServerSignIns {
     const key = hashOf(state);
     try {
       const channel = await this.finish(address, state);
-      this.waiting.get(key)?.(channel);
+      this.settle(key, channel);
       return channel;
     } catch (error) {
-      this.waiting.get(key)?.(error as Error);
+      this.settle(key, error as Error);
       throw error;
     }
   }
@@ -220,10 +238,12 @@ export class ServerSignIns {
     const app = module.app!;
     const hooks = await module.oauth!();
     const client = apps.require(module.displayName, app, request.redirectUri);
+    const authRoot = client.authRoot ?? app.authRoot;
+    const apiRoot = client.apiRoot ?? app.apiRoot;
     const tokens = await exchangeCode(
       hooks,
       {
-        authRoot: app.authRoot,
+        authRoot,
         client,
         redirectUri: request.redirectUri,
         code,
@@ -231,11 +251,7 @@ export class ServerSignIns {
       },
       http,
     );
-    const identities = await identitiesOf(
-      hooks,
-      { apiRoot: app.apiRoot, accessToken: tokens.accessToken },
-      http,
-    );
+    const identities = await identitiesOf(hooks, { apiRoot, accessToken: tokens.accessToken }, http);
     let identity: ReturnType<typeof chooseIdentity>;
     try {
       identity = chooseIdentity(identities, request.account);
@@ -246,13 +262,16 @@ export class ServerSignIns {
       );
     }
     const verified = await module.connect.verify({
-      endpoint: app.apiRoot,
+      endpoint: apiRoot,
       ...(identity ? { account: identity.id } : {}),
       secret: tokens.accessToken,
       tokens,
       ...http,
     });
-    const { secret, ...connection } = verified;
+    const { secret, ...made } = verified;
+    // Made through another authorization origin: the connection keeps it, for its token refreshes.
+    const connection =
+      authRoot === app.authRoot ? made : { ...made, settings: { ...made.settings, authRoot } };
     const channelId = await connectChannel(store, secrets, clock, {
       brandId: pending.brandId,
       type: module.channelType,

@@ -1,18 +1,8 @@
-/**
- * `connect` and `disconnect` as a user runs them: the built program (dist/main.js) against the loopback
- * Mastodon stand-in, on fresh data directories. The account is verified before anything is stored, the
- * channel is printed as JSON on stdout, the token appears in no output, a reconnect finds the same
- * channel, a refused token or an unknown brand or collection stores nothing, disconnect erases the sealed
- * secret from the SQLite file, the secret can come from a sign-in (code piped on stdin, or the loopback
- * redirect) or be piped on stdin, and the key that seals it lives in a 0600 file or the environment.
- */
-import type { ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
-  CHILD_TIMEOUT_MS,
   cleanup,
   connectStdio,
   requireBuild,
@@ -23,9 +13,9 @@ import {
 } from '../mcp/cli-harness.js';
 import {
   type ChannelDetailJson,
+  collect,
   collectionId,
   connectMastodon,
-  collect,
   createPost,
   DEMO_BRAND,
   programEnv,
@@ -346,7 +336,6 @@ describe('disconnect', () => {
     });
   });
 });
-
 
 describe('connect without --token-env: the secret from a sign-in or from stdin', () => {
   it('mastodon --paste-code: the authorization code piped on stdin (not a terminal) is read as one line', async () => {

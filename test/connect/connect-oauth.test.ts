@@ -91,7 +91,7 @@ describe('connect linkedin: a sign-in in the browser with the operator’s app',
     );
     expect(row.account_id).toBe(MEMBER_URN);
     // Made with --auth-root: the connection keeps it, for its token refreshes.
-    expect(JSON.parse(row.settings).authRoot).toBe(linkedin.url);
+    expect(JSON.parse(row.settings!).authRoot).toBe(linkedin.url);
   });
 
   it('--paste-code: the address the browser ended on, read as one line of stdin', async () => {

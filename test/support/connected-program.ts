@@ -105,8 +105,8 @@ export interface Serve {
  * Starts `serve --port 0` with this environment. The demo user's key is printed on the first start of a
  * data directory only: give it (`key`) when starting again.
  */
-export async function startServe(env: Record<string, string>, key?: string): Promise<Serve> {
-  const child = spawnMain(['serve', '--port', '0'], env);
+export async function startServe(env: Record<string, string>, key?: string, port = 0): Promise<Serve> {
+  const child = spawnMain(['serve', '--port', String(port)], env);
   let stderr = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const ready = new Promise<{ url: string; key: string }>((resolve, reject) => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { APP_KINDS, ConnectionRequest } from '../../oauth/server-sign-in.js';
+import { ConnectionRequest } from '../../oauth/server-sign-in.js';
 import { ChannelDetail } from '../../publish/connectors/schemas.js';
 import { ConfirmationDeclinedError } from '../confirmation-declined.js';
 import { defineTool } from '../tool.js';
