@@ -237,7 +237,7 @@ describe('an X channel whose token expires', () => {
     const first = server.tokens();
     await connectChannel(first);
     // Another holder of the same sign-in refreshed with it: the stored refresh token is spent.
-    await xOAuth.refresh!({
+    const other = await xOAuth.refresh!({
       endpoint: server.url,
       refreshToken: first.refreshToken!,
       ...server.signIn.app,
@@ -253,5 +253,15 @@ describe('an X channel whose token expires', () => {
     });
     expect(server.posts).toEqual([]);
     expect(JSON.stringify(outcome)).not.toContain(first.refreshToken!);
+    // X ends the whole sign-in on a reuse: the other holder's new tokens stop working too.
+    await expect(verifyX({ apiRoot: server.url, tokens: other })).rejects.toThrow(/^X refused the sign-in/);
+    await expect(
+      xOAuth.refresh!({
+        endpoint: server.url,
+        refreshToken: other.refreshToken!,
+        ...server.signIn.app,
+        ...HTTP,
+      }),
+    ).rejects.toThrow('X refused the refresh token');
   });
 });
