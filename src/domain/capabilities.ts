@@ -11,8 +11,12 @@ export interface Capabilities {
   textLimit: number;
   /** Longest text of a post with media (Telegram's captions), when it differs from `textLimit`. */
   captionLimit?: number;
-  /** `characters` = Unicode code points; `graphemes` = what a reader sees as one character (Bluesky). */
-  textUnit: 'characters' | 'graphemes';
+  /**
+   * `characters` = Unicode code points; `graphemes` = what a reader sees as one character (Bluesky);
+   * `weighted` = X's count (twitter-text v3, preflight.ts `weightedLength`): most scripts beyond Latin,
+   * Greek and Cyrillic count 2, an emoji 2, a link `linkLength`.
+   */
+  textUnit: 'characters' | 'graphemes' | 'weighted';
   /** A link counts as this many characters, whatever its length (Mastodon and X count 23). */
   linkLength?: number;
   /** Most media of one post. */
@@ -59,8 +63,11 @@ export const PLATFORM_CAPABILITIES: Readonly<Record<ChannelType, Capabilities>> 
   Pinterest: { ...base(500, 5, [...IMAGES, ...VIDEOS]), requiresMedia: true, maxImageBytes: 20 * MB },
   'X/Twitter': {
     ...base(280, 4, [...IMAGES, ...VIDEOS]),
+    // docs.x.com/fundamentals/counting-characters; media: x-api/media/quickstart/best-practices.
+    textUnit: 'weighted',
     linkLength: 23,
     maxImageBytes: 5 * MB,
+    maxVideoBytes: 512 * MB,
     ...polls(4, 25),
   },
   Mastodon: {

@@ -97,6 +97,14 @@ export function mastodonStatusText(content: PlatformContent): string {
 }
 
 /**
+ * An X post: composed as a Mastodon status (caption, link, and the poll's question unless the caption
+ * asks it, separated by blank lines): X's polls have no question of their own either.
+ */
+export function xPostText(content: PlatformContent): string {
+  return mastodonStatusText(content);
+}
+
+/**
  * A Bluesky post: the caption, the link on the next line; then, for a poll (Bluesky has none), after a
  * blank line, the question (unless the caption asks it) and one line per option numbered from 1:
  *
@@ -142,6 +150,8 @@ export function platformText(content: PlatformContent, nativePolls: boolean): st
   switch (content.platform) {
     case 'Mastodon':
       return mastodonStatusText(content);
+    case 'X/Twitter':
+      return xPostText(content);
     case 'Bluesky': {
       const { poll: _, ...withoutPoll } = content;
       return blueskyPostText(nativePolls ? withoutPoll : content);

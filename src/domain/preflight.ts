@@ -102,10 +102,12 @@ export function preflightChannel(
       fail(`The poll has ${options.length} options; ${platform} takes at most ${caps.maxPollOptions}.`);
     }
     // Counted as the platform counts its text: Telegram in code points, Mastodon in graphemes; never
-    // in UTF-16 units, which count an emoji twice.
+    // in UTF-16 units, which count an emoji twice. X does not say that its options are weighted like
+    // its text: they are counted in code points, the lenient reading.
     const longest = caps.maxPollOptionLength;
+    const unit = caps.textUnit === 'weighted' ? 'characters' : caps.textUnit;
     const tooLong = options.findIndex(
-      (option) => longest !== undefined && textLength(option, { textUnit: caps.textUnit }) > longest,
+      (option) => longest !== undefined && textLength(option, { textUnit: unit }) > longest,
     );
     if (tooLong >= 0) {
       fail(`Poll option ${tooLong + 1} is longer than the ${longest} characters ${platform} takes.`);
@@ -132,12 +134,14 @@ function checkText(
   const pollCounted = text !== platformText({ ...content, poll: undefined }, caps.polls);
   const parts = [
     ...(content.link ? ['the link'] : []),
-    ...(pollCounted ? [platform === 'Mastodon' ? "the poll's question" : 'the poll written out'] : []),
+    ...(pollCounted
+      ? [QUESTION_PLATFORMS.has(platform) ? "the poll's question" : 'the poll written out']
+      : []),
   ];
   const included = parts.length > 0 ? `, ${parts.join(' and ')} included` : '';
   const fix = `Shorten the caption${pollCounted ? ' or the poll' : ''}, or give ${platform} its own with platforms.${OVERRIDE_KEYS[content.platform]}.caption.`;
   if (length > limit) {
-    const unit = caps.textUnit === 'graphemes' ? 'characters (as people see them)' : 'characters';
+    const unit = UNIT_WORDS[caps.textUnit];
     const withMedia = limit === caps.captionLimit ? ' with media' : '';
     fail(`The text is ${length} ${unit}${included}; ${platform} takes at most ${limit}${withMedia}. ${fix}`);
     return;
@@ -151,6 +155,15 @@ function checkText(
 }
 
 const utf8 = new TextEncoder();
+
+/** Platforms whose polls have no question of their own: it is written in the text. */
+const QUESTION_PLATFORMS = new Set(['Mastodon', 'X/Twitter']);
+
+const UNIT_WORDS: Record<Capabilities['textUnit'], string> = {
+  characters: 'characters',
+  graphemes: 'characters (as people see them)',
+  weighted: 'characters as X counts them (CJK characters and emoji count 2)',
+};
 
 const URL_PATTERN = /https?:\/\/[^\s]+/g;
 /** Made once: making a segmenter resolves its locale, which costs as much as counting a caption. */
@@ -169,6 +182,7 @@ function graphemeCount(text: string): number {
 }
 
 export function textLength(text: string, caps: Pick<Capabilities, 'textUnit' | 'linkLength'>): number {
+  if (caps.textUnit === 'weighted') return weightedLength(text, caps.linkLength ?? 23);
   let counted = text;
   let links = 0;
   if (caps.linkLength !== undefined) {
@@ -179,6 +193,46 @@ export function textLength(text: string, caps: Pick<Capabilities, 'textUnit' | '
   }
   const base = caps.textUnit === 'graphemes' ? graphemeCount(counted) : [...counted].length;
   return base + links * (caps.linkLength ?? 0);
+}
+
+/**
+ * The code points twitter-text v3 weighs 1 (`config/v3.json`: scale 100, default weight 200, ranges
+ * of weight 100): Latin, Greek, Cyrillic and most scripts before Hangul Jamo, and some punctuation.
+ */
+const LIGHT_RANGES: readonly [number, number][] = [
+  [0, 4351],
+  [8192, 8205],
+  [8208, 8223],
+  [8242, 8247],
+];
+/** An emoji, counted 2 whatever its code points (a ZWJ sequence, a flag, a keycap, a skin tone). */
+const EMOJI = /\p{Extended_Pictographic}|\p{Regional_Indicator}|\u20e3/u;
+
+/**
+ * A text's length as X counts it (docs.x.com/fundamentals/counting-characters, twitter-text v3): the
+ * text normalised to NFC, every URL `linkLength` (23), every emoji 2, each other code point 1 in
+ * LIGHT_RANGES and 2 beyond. Only http(s) URLs are counted as links (X also links a bare domain; its
+ * count is then lower than ours, never higher).
+ */
+export function weightedLength(text: string, linkLength = 23): number {
+  let links = 0;
+  const rest = text.normalize('NFC').replace(URL_PATTERN, () => {
+    links++;
+    return '';
+  });
+  let length = links * linkLength;
+  segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+  for (const { segment } of segmenter.segment(rest)) {
+    if (EMOJI.test(segment)) {
+      length += 2;
+      continue;
+    }
+    for (const char of segment) {
+      const point = char.codePointAt(0)!;
+      length += LIGHT_RANGES.some(([low, high]) => point >= low && point <= high) ? 1 : 2;
+    }
+  }
+  return length;
 }
 
 /** Whole mebibytes as "16 MB" (what the platforms' documents say), anything else exactly. */

@@ -45,7 +45,7 @@ describe('pre-flight details', () => {
   it('names the webhook as the stand-in that takes what the platform would refuse', () => {
     const x = channel('X/Twitter', 'webhook', PLATFORM_CAPABILITIES['X/Twitter']);
     expect(messages(post({ caption: 'a'.repeat(281) }), x)).toEqual([
-      'fail: The text is 281 characters; X/Twitter takes at most 280. Shorten the caption, or give X/Twitter its own with platforms.x.caption. (X/Twitter would refuse it; this channel publishes to the webhook, which takes it anyway.)',
+      'fail: The text is 281 characters as X counts them (CJK characters and emoji count 2); X/Twitter takes at most 280. Shorten the caption, or give X/Twitter its own with platforms.x.caption. (X/Twitter would refuse it; this channel publishes to the webhook, which takes it anyway.)',
     ]);
   });
 

@@ -58,7 +58,7 @@ describe('preflightChannel', () => {
     expect(textLength(`Hello ${link}`, caps)).toBe(6 + 23);
     const added = post({ caption: 'z'.repeat(260), link });
     expect(preflightChannel(added, channel('X/Twitter'), none)[0]?.message).toMatch(
-      /^The text is 285 characters, the link included; X\/Twitter takes at most 280/,
+      /^The text is 285 characters as X counts them \(CJK characters and emoji count 2\), the link included; X\/Twitter takes at most 280/,
     );
   });
 

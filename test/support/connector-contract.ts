@@ -66,6 +66,11 @@ export interface ContractOptions {
   steps?: { prepare?: boolean; confirm?: boolean };
   /** The stand-in sends rate-limit headers of its counters on every answer (and `account` is set). */
   rateLimitHeaders?: boolean;
+  /**
+   * The connector's `confirm` can tell its posts apart only by what they say (X: no key, no record of
+   * ours): the delivery never sent that it must find absent has a text of its own.
+   */
+  confirmsByContent?: boolean;
   /** Cases the connector is known to fail today, run as `it.fails`: each one a gap to close. */
   knownGaps?: readonly ContractCase[];
 }
@@ -339,6 +344,9 @@ export function connectorContract(
         expect(found).toMatchObject({ ok: true });
         expect(world.published()).toEqual([found.ok === true && found.externalId]);
         const never = { ...world.job, deliveryId: world.job.deliveryId + 1, idempotencyKey: 'never-sent' };
+        if (options.confirmsByContent) {
+          never.content = { ...never.content, caption: `${never.content.caption} (never sent)` };
+        }
         expect(await publisher.confirm!(never)).toEqual({ ok: 'absent' });
       });
     }

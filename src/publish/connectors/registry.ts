@@ -14,11 +14,12 @@ import { linkedin } from './linkedin/index.js';
 import { mastodon } from './mastodon/index.js';
 import type { ConnectorModule } from './module.js';
 import { telegram } from './telegram/index.js';
+import { x } from './x/index.js';
 
 /** In the order help, errors and docs list them. */
-export const CONNECTOR_MODULES = [mastodon, bluesky, telegram, linkedin] as const;
+export const CONNECTOR_MODULES = [mastodon, bluesky, telegram, linkedin, x] as const;
 
-/** A platform with a connector of its own: `mastodon`, `bluesky`, `telegram`. */
+/** A platform with a connector of its own: `mastodon`, `bluesky`, `telegram`, `linkedin`, `x`. */
 export type ConnectedKind = (typeof CONNECTOR_MODULES)[number]['kind'];
 
 /** The publishers of every channel without a connection; the operator configures one of them. */
