@@ -16,7 +16,6 @@ import {
   collectionId,
   createPost,
   DEMO_BRAND,
-  type PostJson,
   programEnv,
   restClient,
   type Serve,
