@@ -218,6 +218,50 @@ describe('an X channel whose token expires', () => {
     expect(server.kit.requestsTo('/2/tweets')[0]!.headers.authorization).toBe(`Bearer ${stored.accessToken}`);
   });
 
+  it('two processes sending at once with an expiring token refresh it once, and both posts go', async () => {
+    server.signIn.accessTokenSeconds = 60;
+    const first = server.tokens();
+    server.signIn.accessTokenSeconds = 7_200;
+    await connectChannel(first);
+    // A second process's connectors on the same store (its own refresh owner, its own connector).
+    const { store, secrets } = rt.runtime;
+    const other = new ChannelConnectors({
+      store,
+      secrets,
+      fallback: new SandboxPublisher(store.sandbox, rt.clock),
+      readEnv: () => undefined,
+      oauthApps: {
+        get: () => ({ clientId: server.signIn.app.clientId, clientSecret: server.signIn.app.clientSecret }),
+      },
+      context: {
+        loadMedia: async () => {
+          throw new Error('no media');
+        },
+        clock: rt.clock,
+        log: () => undefined,
+        timeoutMs: 2_000,
+        userAgent: 'test',
+      },
+    });
+    try {
+      const [a, b] = await Promise.all([
+        publisher().then((p) => p.deliver(job('From one process'))),
+        other.forChannel(channelId).then((p) => p.deliver(job('From another'))),
+      ]);
+      expect(a).toMatchObject({ ok: true });
+      expect(b).toMatchObject({ ok: true });
+      // One refresh: a second one with the same (rotating) refresh token would have killed the sign-in.
+      expect(server.signIn.refreshes).toBe(1);
+      expect(server.posts).toHaveLength(2);
+      const stored = await storedTokens();
+      for (const request of server.kit.requestsTo('/2/tweets')) {
+        expect(request.headers.authorization).toBe(`Bearer ${stored.accessToken}`);
+      }
+    } finally {
+      await other.close();
+    }
+  });
+
   it('refreshes after a 401 and sends the post once more, once', async () => {
     const first = server.tokens();
     await connectChannel(first);
