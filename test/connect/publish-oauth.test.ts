@@ -25,6 +25,8 @@ import {
   waitForStderr,
 } from '../support/connected-program.js';
 import { type LinkedInServer, MEMBER_URN, startLinkedInServer } from '../support/linkedin-server.js';
+import { startXServer } from '../support/x-server.js';
+import { approve } from '../support/x-sign-in.js';
 
 const LEASE_SECONDS = 2;
 let linkedin: LinkedInServer;
@@ -120,3 +122,51 @@ it('killed while LinkedIn created the post without answering: after the restart,
   expect(post.deliveries[0]).toMatchObject({ status: 'failed' });
   expect(post.deliveries[0]!.reason).toMatch(/unknown|not sent again|check/i);
 }, 40_000);
+
+it('X: a poll and its comment as a reply, once each, through serve', async () => {
+  const x = await startXServer();
+  try {
+    const dataDir = tempDir('spm-publish-x-');
+    writeFileSync(
+      join(dataDir, 'apps.json'),
+      JSON.stringify({ X: { clientId: x.signIn.app.clientId, clientSecret: x.signIn.app.clientSecret } }),
+    );
+    const env = programEnv(dataDir);
+    const child = spawnMain(
+      ['connect', 'x', '--brand', DEMO_BRAND, '--collection', 'Newsletter'].concat([
+        '--auth-root',
+        x.url,
+        '--api-root',
+        x.url,
+        '--paste-code',
+      ]),
+      env,
+    );
+    const out = collect(child);
+    const [, address] = await waitForStderr(child, /\n {2}(http\S+)\n/, out.stderr);
+    await waitForStderr(child, /Address the browser ended on: /, out.stderr);
+    child.stdin!.end(`${(await approve(address!)).redirectedTo}\n`);
+    expect(await out.exit, out.stderr.text).toBe(0);
+    const serve = await startServe(env);
+    serves.push(serve);
+    const rest = restClient(serve);
+    const postId = await createPost(rest, await collectionId(rest, 'Newsletter'), {
+      publishMode: 'IMMEDIATE',
+      caption: 'Which roast?',
+      poll: { question: 'Which roast?', options: ['Light', 'Dark'], period: '1d' },
+      comment: { comment: 'Vote by Friday', delay: 1 },
+    });
+    const post = await waitForPost(rest, postId);
+    expect(post.status).toBe('published');
+    const [sent, reply] = x.posts;
+    expect(sent).toMatchObject({
+      text: 'Which roast?',
+      poll: { options: ['Light', 'Dark'], duration_minutes: 1440 },
+    });
+    expect(reply).toMatchObject({ text: 'Vote by Friday', replyTo: sent!.id });
+    expect(x.posts).toHaveLength(2);
+    expect(post.deliveries[0]!.url).toBe(`https://x.com/acme/status/${sent!.id}`);
+  } finally {
+    await x.close();
+  }
+});
