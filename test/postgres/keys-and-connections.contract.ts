@@ -67,6 +67,36 @@ export function keysAndConnectionsContract(open: OpenStore): void {
     });
   });
 
+  describe('OAuth sign-ins waiting for their callback', () => {
+    it('keeps a sign-in until it is taken, once; drops the expired ones when the next begins', async () => {
+      const { store, brandId } = await seedWorkspace(await open());
+      const sealed = new Uint8Array([1, 2, 3, 250]);
+      await store.connections.addSignIn(
+        { stateHash: 'a'.repeat(64), brandId, sealed, expiresAtMs: NOW + MINUTE },
+        NOW,
+      );
+      await store.connections.addSignIn(
+        { stateHash: 'b'.repeat(64), brandId, sealed, expiresAtMs: NOW + 2 * MINUTE },
+        NOW,
+      );
+      expect(await store.connections.takeSignIn('a'.repeat(64))).toEqual({
+        stateHash: 'a'.repeat(64),
+        brandId,
+        sealed,
+        expiresAtMs: NOW + MINUTE,
+      });
+      // Taken once: a second callback with the same state finds nothing.
+      expect(await store.connections.takeSignIn('a'.repeat(64))).toBeUndefined();
+      // "b" expired by the time "c" begins: dropped then.
+      await store.connections.addSignIn(
+        { stateHash: 'c'.repeat(64), brandId, sealed, expiresAtMs: NOW + 20 * MINUTE },
+        NOW + 3 * MINUTE,
+      );
+      expect(await store.connections.takeSignIn('b'.repeat(64))).toBeUndefined();
+      expect((await store.connections.takeSignIn('c'.repeat(64)))?.brandId).toBe(brandId);
+    });
+  });
+
   describe('connections', () => {
     const connection: ConnectionUpsert = {
       kind: 'mastodon',
