@@ -9,6 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { formatLocalTime } from '../../src/domain/time.js';
+import { pngBytes } from '../contract/media-files.js';
 import { cleanup, requireBuild, spawnMain, tempDir } from '../mcp/cli-harness.js';
 import {
   type ChannelDetailJson,
@@ -97,6 +98,34 @@ it('a scheduled post and its comment go to LinkedIn once each, at their time, wi
   expect(delivery!.url).toBe(`https://www.linkedin.com/feed/update/${sent!.urn}`);
   expect(linkedin.comments).toHaveLength(1);
   expect(serve.stderr()).not.toContain(linkedin.clientSecret);
+});
+
+it('an uploaded image goes to LinkedIn once, by its Images API, with the post', async () => {
+  const { env } = await connected();
+  const serve = await startServe(env);
+  serves.push(serve);
+  const form = new FormData();
+  form.append('media', new Blob([new Uint8Array(pngBytes(7))], { type: 'image/png' }), 'roast.png');
+  const uploaded = await fetch(`${serve.url}/v1/brands/1/media`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${serve.key}` },
+    body: form,
+  });
+  expect(uploaded.status).toBe(201);
+  const media = ((await uploaded.json()) as { data: { id: number } }).data;
+  const rest = restClient(serve);
+  const postId = await createPost(rest, await collectionId(rest, 'Newsletter'), {
+    publishMode: 'IMMEDIATE',
+    caption: 'Fresh roast',
+    media: [{ id: media.id }],
+  });
+  const post = await waitForPost(rest, postId);
+  expect(post.status).toBe('published');
+  const uploads = [...linkedin.uploads.values()];
+  expect(uploads).toHaveLength(1);
+  expect(uploads[0]).toMatchObject({ kind: 'image', bytes: pngBytes(7).length });
+  expect(linkedin.posts).toHaveLength(1);
+  expect(JSON.stringify(linkedin.posts[0]!.body)).toContain(uploads[0]!.urn);
 });
 
 it('killed while LinkedIn created the post without answering: after the restart, still one post, the delivery failed with the reason', async () => {
