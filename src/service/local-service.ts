@@ -79,6 +79,9 @@ export class LocalPublishingService implements StreamingPublishingService {
   ) {}
 
   async startConnection(request: unknown): Promise<StartedConnection> {
+    // The request's mistakes first (an unknown field, a platform): they hold wherever it is sent.
+    const { ConnectionRequest } = await import('../oauth/server-sign-in.js');
+    validateOrThrow(ConnectionRequest, request);
     const signIns = await this.deps.signIns?.();
     if (!signIns) {
       throw ValidationError.single(

@@ -30,6 +30,7 @@ const TOOLS = [
   'delete_post',
   'publish_post',
   'get_queue',
+  'connect_channel',
 ];
 
 afterEach(cleanup);

@@ -13,8 +13,11 @@ if (!existsSync(new URL('./node_modules/js-tiktoken/package.json', import.meta.u
 }
 const { getEncoding } = await import('js-tiktoken');
 
-/** Measured at 4,825 tokens for the 13 tools (6,372 before the lean-down of issue 13). */
-const TOTAL_BUDGET = 5_000;
+/**
+ * Measured at 4,825 tokens for the 13 tools (6,372 before the lean-down of issue 13); connect_channel
+ * (issue 27) brought the 14 to 5,053.
+ */
+const TOTAL_BUDGET = 5_200;
 const PER_TOOL_BUDGET: Record<string, number> = { create_post: 1_550, update_post: 1_550 };
 const OTHER_TOOL_BUDGET = 400;
 

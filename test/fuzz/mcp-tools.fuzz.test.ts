@@ -301,6 +301,8 @@ async function validArguments(tool: ToolDefinition): Promise<Record<string, unkn
       return { brandId: 1, postId: await newDraft() };
     case 'update_post':
       return { brandId: 1, postId: await newDraft(), caption: 'Changed' };
+    case 'connect_channel':
+      return { brandId: 1, platform: 'linkedin' };
     default:
       return { brandId: 1 };
   }
