@@ -19,7 +19,6 @@ import { logError, logInfo } from './logger.js';
 import { SERVER_NAME } from './mcp/handshake.js';
 import type { PublishingEventFeed, PublishingLog } from './mcp/logging.js';
 import type { ToolSelection } from './mcp/toolsets.js';
-import type { ServerSignIns } from './oauth/server-sign-in.js';
 import type { PublishingEngine, startPublishingEngine } from './publish/engine.js';
 import type { PublishingService } from './service/publishing-service.js';
 
@@ -136,17 +135,15 @@ async function runLocalStdio(config: Config): Promise<void> {
     } catch (error) {
       throw new ConfigError((error as Error).message, { cause: error });
     }
-    // stdio: the client runs on this machine, so an upload path names one of its files; a sign-in
-    // begun in the conversation comes back to a loopback listener of this process.
-    let signIns: Promise<ServerSignIns> | undefined;
-    const loadSignIns = () => import('./oauth/process-sign-ins.js');
+    // stdio: the client's machine (upload paths are its files; sign-ins come back to our loopback).
     const service = new LocalPublishingService(
       {
         ...runtime,
         // The other processes were told by the transaction that planned the post (announcePlanChange).
         onPlanChanged: () => engine.wake(),
         allowLocalPaths: true,
-        signIns: () => (signIns ??= loadSignIns().then((m) => m.processSignIns(config, runtime, VERSION))),
+        signIns: () =>
+          import('./oauth/process-sign-ins.js').then((m) => m.processSignIns(config, runtime, VERSION)),
       },
       user,
     );
@@ -241,9 +238,13 @@ async function runServe(config: Config): Promise<void> {
     }
     // Other instances' events are heard while a session listens (PostgreSQL: LISTEN only then).
     const events = new PublishingEventFeed((emit) => runtime.eventRelay.hear(emit));
-    const engine = await startPublishingEngine(engineOptions(config, runtime, events));
-    const { processSignIns } = await import('./oauth/process-sign-ins.js');
-    const signIns = config.publicUrl ? await processSignIns(config, runtime, VERSION, 'serve') : undefined;
+    // Behind SOCIAL_PUBLISHER_PUBLIC_URL: sign-ins completed here, media handed out by signed address.
+    const { publicServing } = await import('./oauth/process-sign-ins.js');
+    const exposed = await publicServing(config, runtime, VERSION);
+    const engine = await startPublishingEngine({
+      ...engineOptions(config, runtime, events),
+      ...exposed.engine,
+    });
     const http = createHttpApp({
       runtime,
       engine,
@@ -252,7 +253,7 @@ async function runServe(config: Config): Promise<void> {
       loopbackOnly: isLoopback(config.host),
       log: logError,
       tools: config.tools,
-      ...(signIns ? { signIns } : {}),
+      ...exposed.http,
     });
     const running = await listen(http, config);
     logInfo(`listening on ${running.url}: REST API at ${running.url}/v1, MCP at ${running.url}/mcp`);

@@ -17,6 +17,7 @@ import type { PublishingEventFeed } from '../mcp/logging.js';
 import { createMcpServer } from '../mcp/server.js';
 import { McpHttpSessions } from '../mcp/streamable-http.js';
 import type { ToolSelection } from '../mcp/toolsets.js';
+import type { MediaAddresses } from '../media/public-addresses.js';
 import type { ServerSignIns } from '../oauth/server-sign-in.js';
 import type { UserRecord } from '../ports.js';
 import type { PublishingEngine } from '../publish/engine.js';
@@ -71,6 +72,10 @@ export function createHttpApp(options: {
   tools?: ToolSelection;
   /** Sign-ins completed on /oauth/callback (with SOCIAL_PUBLISHER_PUBLIC_URL); absent: none. */
   signIns?: ServerSignIns;
+  /** Signed addresses of uploaded media served on /media/<token> (with SOCIAL_PUBLISHER_PUBLIC_URL). */
+  mediaAddresses?: MediaAddresses;
+  /** The public URL's host: answered although not a loopback name (a reverse proxy's Host). */
+  publicHost?: string;
 }): HttpApp {
   const { runtime } = options;
   // Over HTTP the caller is not on this machine: an upload path would read the server's files.
@@ -116,7 +121,8 @@ export function createHttpApp(options: {
           originHost = '';
         }
       }
-      if (!isLoopback(host) || !isLoopback(originHost === '::1' ? '[::1]' : originHost)) {
+      const allowed = (name: string) => isLoopback(name) || name === options.publicHost;
+      if (!allowed(host) || !allowed(originHost === '::1' ? '[::1]' : originHost)) {
         return c.json(
           {
             status: 'error',
@@ -146,6 +152,31 @@ export function createHttpApp(options: {
     }
     if (!admission.admitted) return tooManyAttemptsResponse(admission.retryAfterSeconds);
     return sessions.handle(c.req.raw, admission.value);
+  });
+  // A platform fetching an uploaded file by its signed address: that file, and nothing else.
+  app.on(['GET', 'HEAD'], '/media/:token', async (c) => {
+    const addresses = options.mediaAddresses;
+    const refuse = (status: 404 | 410, text: string) => c.text(text, status, { 'cache-control': 'no-store' });
+    if (!addresses) return refuse(404, 'Not found.');
+    const checked = addresses.check(c.req.param('token'), runtime.clock.now());
+    if (!checked.ok) {
+      return checked.reason === 'expired'
+        ? refuse(410, 'This media address has expired.')
+        : refuse(404, 'Not found.');
+    }
+    const { brandId, mediaId } = checked.media;
+    const [media] = await runtime.store.findMedia(brandId, [mediaId]);
+    if (!media) return refuse(404, 'Not found.');
+    const blob = await runtime.media.openBlob(brandId, media.id, media.type);
+    const headers = {
+      'content-type': media.type,
+      'content-length': String(blob.size),
+      'cache-control': 'private, no-transform',
+      'x-content-type-options': 'nosniff',
+      'content-security-policy': "default-src 'none'; sandbox",
+    };
+    if (c.req.method === 'HEAD') return c.body(null, 200, headers);
+    return c.body(blob.stream() as ReadableStream<Uint8Array>, 200, headers);
   });
   // The platform sends the browser here after the user approved (or refused) the app: a page for a
   // person, never a token or a code in it.

@@ -1,6 +1,8 @@
 /** The sign-ins a process completes (main.ts): `serve`'s, and stdio's through a loopback listener. */
 import type { Config } from '../config.js';
+import type { PlatformMedia } from '../domain/delivery.js';
 import type { LocalRuntime } from '../local-runtime.js';
+import { MEDIA_ADDRESS_TTL_MS, MediaAddresses } from '../media/public-addresses.js';
 import { LoopbackCallback } from './loopback-callback.js';
 import { ServerSignIns } from './server-sign-in.js';
 
@@ -30,4 +32,24 @@ export async function processSignIns(
     ...(callback ? { beforeStart: () => callback.ensure() } : {}),
   });
   return signIns;
+}
+
+/**
+ * What `serve` offers behind SOCIAL_PUBLISHER_PUBLIC_URL: sign-ins completed on /oauth/callback, and
+ * uploaded media by signed address on /media/<token> (for platforms that fetch media by URL), the public
+ * host answered beside the loopback names. Nothing without a public URL.
+ */
+export async function publicServing(config: Config, runtime: LocalRuntime, version: string) {
+  if (!config.publicUrl) return { engine: {}, http: {} };
+  const addresses = new MediaAddresses(runtime.secrets.derive('media addresses'), config.publicUrl);
+  const publicMediaUrl = async (brandId: number, media: PlatformMedia) =>
+    media.id ? addresses.address(brandId, media.id, runtime.clock.now() + MEDIA_ADDRESS_TTL_MS) : media.url;
+  return {
+    engine: { publicMediaUrl },
+    http: {
+      signIns: await processSignIns(config, runtime, version, 'serve'),
+      mediaAddresses: addresses,
+      publicHost: new URL(config.publicUrl).hostname,
+    },
+  };
 }

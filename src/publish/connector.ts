@@ -84,6 +84,12 @@ export type RefreshSecret = (request: {
 export interface ConnectorContext {
   /** A post's media element: an uploaded file of the brand, or a public URL (downloaded). */
   loadMedia(brandId: number, media: PlatformMedia): Promise<MediaSource>;
+  /**
+   * A public address of a media element that a platform fetching media by URL can reach (Instagram,
+   * Threads): a signed, expiring address of an uploaded file on `serve`'s public URL, or a URL element
+   * as it is. Absent, or undefined for an uploaded file: no public address is configured.
+   */
+  publicMediaUrl?(brandId: number, media: PlatformMedia): Promise<string | undefined>;
   /** Stores a changed secret of this connection (a refreshed Bluesky session), encrypted. */
   saveSecret(secret: string): Promise<void>;
   /** For connectors whose tokens expire (OAuth with refresh): see RefreshSecret (refresh-secret.ts). */

@@ -16,6 +16,7 @@ import type {
 } from '../ports.js';
 import type { SecretBox } from '../store/secret-box.js';
 import { ChannelConnectors } from './channel-connectors.js';
+import type { ConnectorContext } from './connector.js';
 import { mediaLoader } from './media-loader.js';
 import { SandboxPublisher } from './sandbox-publisher.js';
 import { Scheduler } from './scheduler.js';
@@ -50,6 +51,8 @@ export async function startPublishingEngine(options: {
   readEnv?: (name: string) => string | undefined;
   /** The operator's OAuth apps, whose credentials refresh the connections' tokens. */
   oauthApps?: Pick<OAuthApps, 'get'>;
+  /** A public address of a post's media element, where `serve` has a public URL (ConnectorContext). */
+  publicMediaUrl?: ConnectorContext['publicMediaUrl'];
   /** Deadline of one request to a platform. Default 30 s. */
   platformTimeoutMs?: number;
   /** How long a claim on a delivery lasts unless renewed. */
@@ -80,6 +83,7 @@ export async function startPublishingEngine(options: {
     ...(options.oauthApps ? { oauthApps: options.oauthApps } : {}),
     context: {
       loadMedia: mediaLoader(options.store, options.media, options.downloader),
+      ...(options.publicMediaUrl ? { publicMediaUrl: options.publicMediaUrl } : {}),
       clock: options.clock,
       log: options.log,
       timeoutMs: options.platformTimeoutMs ?? 30_000,

@@ -73,6 +73,9 @@ export interface LocalServiceDeps {
 }
 
 export class LocalPublishingService implements StreamingPublishingService {
+  /** The sign-ins, made ready on the first one (`deps.signIns`). */
+  private signIns: Promise<ServerSignIns> | undefined;
+
   constructor(
     private readonly deps: LocalServiceDeps,
     readonly user: UserRecord,
@@ -82,7 +85,7 @@ export class LocalPublishingService implements StreamingPublishingService {
     // The request's mistakes first (an unknown field, a platform): they hold wherever it is sent.
     const { ConnectionRequest } = await import('../oauth/server-sign-in.js');
     validateOrThrow(ConnectionRequest, request);
-    const signIns = await this.deps.signIns?.();
+    const signIns = await this.signInsReady();
     if (!signIns) {
       throw ValidationError.single(
         'platform',
@@ -95,9 +98,19 @@ export class LocalPublishingService implements StreamingPublishingService {
 
   async connectionCompleted(authorizationUrl: string): Promise<ChannelDetail> {
     const state = new URL(authorizationUrl).searchParams.get('state') ?? '';
-    const signIns = await this.deps.signIns?.();
+    const signIns = await this.signInsReady();
     if (!signIns) throw new Error('No sign-in was begun by this server.');
     return signIns.waitFor(state);
+  }
+
+  private signInsReady(): Promise<ServerSignIns> | undefined {
+    const load = this.deps.signIns;
+    if (!load) return undefined;
+    this.signIns ??= load().catch((error: unknown) => {
+      this.signIns = undefined;
+      throw error;
+    });
+    return this.signIns;
   }
 
   async requireBrand(brandId: number): Promise<void> {

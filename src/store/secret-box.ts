@@ -8,7 +8,7 @@
  * A sealed secret is bound to its channel (the channel id is authenticated data): moved to another row it
  * does not open. The key's fingerprint is kept beside it, so that a changed key is reported as such.
  */
-import { createCipheriv, createDecipheriv, createHash, randomBytes, scryptSync } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes, scryptSync } from 'node:crypto';
 import { closeSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -75,6 +75,16 @@ export class SecretBox {
         "The channel's stored secret failed its integrity check (changed outside the program): connect the channel again.",
       );
     }
+  }
+
+  /**
+   * A key for `purpose` (signing media addresses…), derived from the secret key with HKDF-SHA256: it
+   * changes when the secret key does, and reveals nothing of it.
+   */
+  derive(purpose: string): Buffer {
+    return Buffer.from(
+      hkdfSync('sha256', this.currentKey(), Buffer.alloc(0), `social-publisher-mcp ${purpose}`, 32),
+    );
   }
 
   private keyName(): string {
