@@ -14,6 +14,7 @@ import type { OAuthApps } from '../oauth-apps.js';
 import type { ConnectionRecord, Publisher, PublishOutcome, Store } from '../ports.js';
 import type { SecretBox } from '../store/secret-box.js';
 import type { ConnectorContext } from './connector.js';
+import { REFRESH_AHEAD_MS, renewedSecret, tokensOf } from './connectors/oauth-tokens.js';
 import { connectorModule, IDEMPOTENT_PLATFORMS, isConnectedKind } from './connectors/registry.js';
 import { heldMedia } from './media-loader.js';
 import type { ConnectorRouter } from './publishing-pass.js';
@@ -139,6 +140,53 @@ export class ChannelConnectors implements ConnectorRouter {
       },
     );
     return withMediaReleased(publisher, media);
+  }
+
+  /**
+   * Refreshes an OAuth connection's access token now when it would be stale at `untilMs` (a post due
+   * then), so that the send at the due second does not wait for a refresh. Coordinated like any
+   * refresh (one per token across processes); the channel's connector is opened again with the new
+   * secret. False when nothing was needed or possible (the send then refreshes, or says why not).
+   */
+  async freshen(channelId: number, untilMs: number): Promise<boolean> {
+    const connection = await this.connectionOf(channelId);
+    if (!connection || !isConnectedKind(connection.kind)) return false;
+    const module = connectorModule(connection.kind);
+    if (!module.app || !module.oauth) return false;
+    let stale: string;
+    try {
+      stale = this.secretOf(connection);
+      const { expiresAtMs, refreshToken } = tokensOf(stale);
+      if (!refreshToken || expiresAtMs === undefined || expiresAtMs - REFRESH_AHEAD_MS >= untilMs)
+        return false;
+    } catch {
+      return false;
+    }
+    const { store, secrets, context, oauthApps } = this.options;
+    const authRoot =
+      typeof connection.settings.authRoot === 'string' ? connection.settings.authRoot : module.app.authRoot;
+    const hooks = await module.oauth();
+    const coordination = {
+      store,
+      secrets,
+      channelId,
+      owner: this.owner,
+      clock: context.clock,
+      leaseMs: Math.max(30_000, 2 * context.timeoutMs),
+    };
+    await refreshSecret(coordination, {
+      stale,
+      refresh: (current) =>
+        renewedSecret(current, {
+          hooks,
+          authRoot,
+          client: oauthApps?.get(module.app!.name),
+          platform: module.displayName,
+          http: { userAgent: context.userAgent, timeoutMs: context.timeoutMs },
+        }),
+    });
+    this.prefetched.delete(channelId);
+    return true;
   }
 
   /** The connector that stored the secret is current: it keeps the secret it has in memory. */

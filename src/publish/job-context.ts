@@ -25,6 +25,8 @@ export interface ConnectorRouter {
   idempotent(channelId: number): Promise<boolean>;
   /** Reads the connections of a batch of channels at once, for the jobs just claimed. Optional. */
   prefetch?(channelIds: readonly number[]): Promise<void>;
+  /** Refreshes the channel's OAuth token now if it would be stale at `untilMs` (ChannelConnectors). */
+  freshen?(channelId: number, untilMs: number): Promise<boolean>;
 }
 
 export interface JobContext {

@@ -42,11 +42,21 @@ export class PrepareAhead {
     if (nowMs - this.lastPlanMs < PLAN_EVERY_MS) return;
     this.lastPlanMs = nowMs;
     const soon = await store.posts.due(nowMs + PREPARE_HORIZON_MS, PLAN_BATCH);
+    // Only posts still ahead are kept: the set stays the size of the horizon's posts.
+    if (this.planned.size > 4 * PLAN_BATCH) this.planned.clear();
     for (const post of soon) {
       const key = `${post.id}@${post.updatedAtMs}`;
       if (post.dueAtMs === null || post.dueAtMs <= nowMs || this.planned.has(key)) continue;
-      if (!post.payload.media?.length) continue;
       const channels = await this.channelsOf(post);
+      // An OAuth token that would be stale at the due second is refreshed now, not then.
+      await this.freshen(
+        channels.map(({ channel }) => channel.id),
+        post.dueAtMs,
+      );
+      if (!post.payload.media?.length) {
+        this.planned.add(key);
+        continue;
+      }
       const jobs = [];
       let later = false;
       for (const { channel, content } of channels) {
@@ -67,6 +77,21 @@ export class PrepareAhead {
       }
       if (jobs.length > 0) await store.jobs.add(jobs);
       if (!later) this.planned.add(key);
+    }
+  }
+
+  private async freshen(channelIds: readonly number[], dueAtMs: number): Promise<void> {
+    const { connectors, log } = this.context;
+    if (!connectors.freshen) return;
+    for (const channelId of channelIds) {
+      try {
+        await connectors.freshen(channelId, dueAtMs);
+      } catch (error) {
+        // The send refreshes again, or fails with the reason: nothing is lost by failing here.
+        log(
+          `refreshing the token of channel ${channelId} ahead of a post failed: ${(error as Error).message}`,
+        );
+      }
     }
   }
 

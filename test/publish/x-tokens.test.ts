@@ -7,11 +7,13 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { formatLocalTime } from '../../src/domain/time.js';
 import type { DeliveryJob, Publisher } from '../../src/ports.js';
 import { ChannelConnectors } from '../../src/publish/channel-connectors.js';
 import { verifyX } from '../../src/publish/connectors/x/x-account.js';
 import { X_SCOPES, xOAuth, xTokenUrl } from '../../src/publish/connectors/x/x-oauth.js';
 import { SandboxPublisher } from '../../src/publish/sandbox-publisher.js';
+import { Scheduler } from '../../src/publish/scheduler.js';
 import { openTestRuntime, type TestRuntime } from '../support/local.js';
 import { startXServer, type XServer } from '../support/x-server.js';
 import { approve } from '../support/x-sign-in.js';
@@ -260,6 +262,58 @@ describe('an X channel whose token expires', () => {
     } finally {
       await other.close();
     }
+  });
+
+  it('refreshes ahead of a post due after its expiry (freshen), once; the send then needs none', async () => {
+    server.signIn.accessTokenSeconds = 30 * 60;
+    const first = server.tokens();
+    server.signIn.accessTokenSeconds = 7_200;
+    await connectChannel(first);
+    // A post due in 10 minutes: the token still has 30 minutes, nothing to do.
+    expect(await connectors.freshen(channelId, rt.clock.now() + 10 * 60_000)).toBe(false);
+    expect(server.signIn.refreshes).toBe(0);
+    // A post due in an hour: the token would be stale then, so it is refreshed now, once.
+    expect(await connectors.freshen(channelId, rt.clock.now() + 60 * 60_000)).toBe(true);
+    expect(await connectors.freshen(channelId, rt.clock.now() + 60 * 60_000)).toBe(false);
+    expect(server.signIn.refreshes).toBe(1);
+    const stored = await storedTokens();
+    expect(stored.refreshToken).not.toBe(first.refreshToken);
+    // The connector was opened again with the new token: the post goes without another refresh.
+    rt.clock.set(rt.clock.now() + 60 * 60_000);
+    expect(await (await publisher()).deliver(job('On time'))).toMatchObject({ ok: true });
+    expect(server.signIn.refreshes).toBe(1);
+    expect(server.kit.requestsTo('/2/tweets')[0]!.headers.authorization).toBe(`Bearer ${stored.accessToken}`);
+  });
+
+  it('the engine refreshes it while the post is still ahead, and the post goes at its second without one', async () => {
+    server.signIn.accessTokenSeconds = 5 * 60;
+    const first = server.tokens();
+    server.signIn.accessTokenSeconds = 7_200;
+    await connectChannel(first);
+    const { store } = rt.runtime;
+    const scheduler = new Scheduler({
+      store,
+      clock: rt.clock,
+      publisher: new SandboxPublisher(store.sandbox, rt.clock),
+      connectors,
+    });
+    const dueAtMs = rt.clock.now() + 10 * 60_000;
+    await rt.service.createPost({
+      brandId: 1,
+      collectionId: 1,
+      publishMode: 'SCHEDULE',
+      scheduledAt: formatLocalTime(dueAtMs, 'America/New_York'),
+      caption: 'At nine',
+    });
+    // Ten minutes ahead, in the engine's pass: the token (5 minutes left) is refreshed, nothing is sent.
+    await scheduler.runOnce();
+    expect(server.signIn.refreshes).toBe(1);
+    expect(server.posts).toHaveLength(0);
+    rt.clock.set(dueAtMs);
+    await scheduler.runOnce();
+    expect(server.posts).toHaveLength(1);
+    expect(server.signIn.refreshes).toBe(1);
+    await scheduler.stop();
   });
 
   it('refreshes after a 401 and sends the post once more, once', async () => {

@@ -98,37 +98,54 @@ export class TokenKeeper {
     }
     const fresh = await context.refreshSecret({
       stale,
-      refresh: async (stored) => {
-        const tokens = tokensOf(stored);
-        if (!tokens.refreshToken) {
-          throw new SignInExpired(
-            `The ${platform} sign-in of this channel cannot be renewed: connect it again.`,
-          );
-        }
-        const hooks = await this.options.hooks();
-        if (!hooks.refresh) throw new SignInExpired(`${platform} tokens cannot be refreshed: connect again.`);
-        const client: OAuthClient | undefined = context.oauthClient?.();
-        if (!client)
-          throw new SignInExpired(`No ${platform} app credentials are configured to renew the sign-in.`);
-        let renewed: OAuthTokens;
-        try {
-          renewed = await hooks.refresh({
-            endpoint: this.options.authRoot,
-            refreshToken: tokens.refreshToken,
-            ...client,
-            userAgent: context.userAgent,
-            timeoutMs: context.timeoutMs,
-          });
-        } catch (error) {
-          throw new SignInExpired(
-            `${platform} refused to renew the sign-in of this channel (${(error as Error).message}): run social-publisher-mcp connect again.`,
-          );
-        }
-        // A platform that does not rotate its refresh token keeps the one it had.
-        return tokensSecret({ ...renewed, refreshToken: renewed.refreshToken ?? tokens.refreshToken });
-      },
+      refresh: async (stored) =>
+        renewedSecret(stored, {
+          hooks: await this.options.hooks(),
+          authRoot: this.options.authRoot,
+          client: context.oauthClient?.(),
+          platform,
+          http: { userAgent: context.userAgent, timeoutMs: context.timeoutMs },
+        }),
     });
     this.secret = fresh;
     this.tokens = tokensOf(fresh);
   }
+}
+
+/**
+ * The secret after a refresh of `stored`'s tokens with the platform's hooks and the operator's app:
+ * a rotated refresh token replaces the old one; a platform that does not rotate it keeps the one it
+ * had. Throws SignInExpired, saying to connect again, when it cannot be renewed.
+ */
+export async function renewedSecret(
+  stored: string,
+  params: {
+    hooks: OAuthHooks;
+    authRoot: string;
+    client: OAuthClient | undefined;
+    platform: string;
+    http: { userAgent: string; timeoutMs: number };
+  },
+): Promise<string> {
+  const { hooks, client, platform } = params;
+  const tokens = tokensOf(stored);
+  if (!tokens.refreshToken) {
+    throw new SignInExpired(`The ${platform} sign-in of this channel cannot be renewed: connect it again.`);
+  }
+  if (!hooks.refresh) throw new SignInExpired(`${platform} tokens cannot be refreshed: connect again.`);
+  if (!client) throw new SignInExpired(`No ${platform} app credentials are configured to renew the sign-in.`);
+  let renewed: OAuthTokens;
+  try {
+    renewed = await hooks.refresh({
+      endpoint: params.authRoot,
+      refreshToken: tokens.refreshToken,
+      ...client,
+      ...params.http,
+    });
+  } catch (error) {
+    throw new SignInExpired(
+      `${platform} refused to renew the sign-in of this channel (${(error as Error).message}): run social-publisher-mcp connect again.`,
+    );
+  }
+  return tokensSecret({ ...renewed, refreshToken: renewed.refreshToken ?? tokens.refreshToken });
 }
