@@ -83,6 +83,8 @@ export class PrepareAhead {
   private async freshen(channelIds: readonly number[], dueAtMs: number): Promise<void> {
     const { connectors, log } = this.context;
     if (!connectors.freshen) return;
+    // The channels' connections in one read (most have no OAuth token: nothing more to do for them).
+    await connectors.prefetch?.(channelIds);
     for (const channelId of channelIds) {
       try {
         await connectors.freshen(channelId, dueAtMs);
