@@ -139,8 +139,7 @@ async function runLocalStdio(config: Config): Promise<void> {
     const service = new LocalPublishingService(
       {
         ...runtime,
-        // The other processes were told by the transaction that planned the post (announcePlanChange).
-        onPlanChanged: () => engine.wake(),
+        onPlanChanged: () => engine.wake(), // others were told by the planning transaction
         allowLocalPaths: true,
         signIns: () =>
           import('./oauth/process-sign-ins.js').then((m) => m.processSignIns(config, runtime, VERSION)),
@@ -224,12 +223,14 @@ async function runServe(config: Config): Promise<void> {
     { PublishingEventFeed },
     { startPublishingEngine },
     { issueMissingApiKeys },
+    { publicServing },
   ] = await Promise.all([
     import('./http/serve.js'),
     import('./local-runtime.js'),
     import('./mcp/logging.js'),
     import('./publish/engine.js'),
     import('./service/acting-user.js'),
+    import('./oauth/process-sign-ins.js'),
   ]);
   const runtime = await openLocalRuntime(config);
   try {
@@ -238,9 +239,7 @@ async function runServe(config: Config): Promise<void> {
     }
     // Other instances' events are heard while a session listens (PostgreSQL: LISTEN only then).
     const events = new PublishingEventFeed((emit) => runtime.eventRelay.hear(emit));
-    // Behind SOCIAL_PUBLISHER_PUBLIC_URL: sign-ins completed here, media handed out by signed address.
-    const { publicServing } = await import('./oauth/process-sign-ins.js');
-    const exposed = await publicServing(config, runtime, VERSION);
+    const exposed = await publicServing(config, runtime, VERSION); // behind SOCIAL_PUBLISHER_PUBLIC_URL
     const engine = await startPublishingEngine({
       ...engineOptions(config, runtime, events),
       ...exposed.engine,

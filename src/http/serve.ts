@@ -85,6 +85,7 @@ export function createHttpApp(options: {
     onPlanChanged: () => options.engine?.scheduler.wake(),
     allowLocalPaths: false,
     signIns: options.signIns && (async () => options.signIns!),
+    publicMedia: options.mediaAddresses !== undefined,
   };
   const health = new HealthCheck({ store: runtime.store, engine: options.engine, log: options.log });
   const serviceFor = (user: UserRecord) => new LocalPublishingService(deps, user);

@@ -69,7 +69,13 @@ export async function createPost(context: PostContext, request: unknown): Promis
   // failed read still stores nothing. Until then, a failure is held for that await (never unhandled).
   // Its reads ask the pool for connections before the transaction does, and the pool serves in order:
   // the transaction never waits for a read queued behind it (postgres/small-pool.test.ts).
-  const preflight = preflightPost(store, collection, payload, context.defaultConnector ?? 'sandbox');
+  const preflight = preflightPost(
+    store,
+    collection,
+    payload,
+    context.defaultConnector ?? 'sandbox',
+    context.publicMedia,
+  );
   preflight.catch(() => undefined);
   const withWarnings = (result: CreatedPost, warnings: PreflightWarning[]): CreatedPost =>
     warnings.length > 0 && !result.duplicate ? { ...result, warnings } : result;

@@ -68,6 +68,8 @@ export interface LocalServiceDeps {
   downloader?: MediaDownloader | undefined;
   /** Whether upload paths name files on this machine (stdio: yes; HTTP sessions: no). */
   allowLocalPaths?: boolean | undefined;
+  /** This server hands out public addresses of uploaded media (pre-flight of platforms that fetch them). */
+  publicMedia?: boolean | undefined;
   /** Sign-ins the server completes; absent: say what to configure (SOCIAL_PUBLISHER_PUBLIC_URL). */
   signIns?: (() => Promise<ServerSignIns>) | undefined;
 }
@@ -192,6 +194,7 @@ export class LocalPublishingService implements StreamingPublishingService {
       user: this.user,
       onPlanChanged: this.deps.onPlanChanged,
       defaultConnector: this.deps.defaultConnector ?? 'sandbox',
+      publicMedia: this.deps.publicMedia ?? false,
     };
   }
 

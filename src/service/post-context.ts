@@ -9,4 +9,6 @@ export interface PostContext {
   onPlanChanged?: (() => void) | undefined;
   /** Who publishes to channels without a connection of their own (`sandbox` or `webhook`). */
   defaultConnector?: string;
+  /** This server hands out public addresses of uploaded media (`serve` with a public URL). */
+  publicMedia?: boolean;
 }

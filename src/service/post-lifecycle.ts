@@ -176,7 +176,13 @@ async function changePost(context: PostContext, request: unknown, nowMs: number)
   if (updated.status !== 'draft') context.onPlanChanged?.();
   const presented = await present(context, brand, updated);
   const warnings = collection
-    ? await preflightPost(store, collection, payload, context.defaultConnector ?? 'sandbox')
+    ? await preflightPost(
+        store,
+        collection,
+        payload,
+        context.defaultConnector ?? 'sandbox',
+        context.publicMedia,
+      )
     : [];
   return warnings.length > 0 ? { ...presented, warnings } : presented;
 }

@@ -7,6 +7,7 @@ import { PLATFORM_CAPABILITIES } from '../domain/capabilities.js';
 import type { PostPayload } from '../domain/post-schemas.js';
 import { type PreflightWarning, preflightChannel } from '../domain/preflight.js';
 import type { CollectionRecord, ConnectionRecord, MediaRecord, Store } from '../ports.js';
+import { connectorModule, isConnectedKind } from '../publish/connectors/registry.js';
 
 /**
  * The pre-flight's warnings. Every read is issued before this returns, so that a caller may await the
@@ -18,6 +19,8 @@ export function preflightPost(
   collection: CollectionRecord,
   payload: PostPayload,
   defaultConnector: string,
+  /** The server hands out public addresses of uploaded media (serve with a public URL). */
+  publicMedia = false,
 ): Promise<PreflightWarning[]> {
   const channelIds = collection.channels.map((channel) => channel.id);
   const mediaIds = (payload.media ?? []).flatMap((element) => (element.id ? [element.id] : []));
@@ -35,7 +38,9 @@ export function preflightPost(
     ),
   ]);
   return reads.then(([connections, found, reasons]) =>
-    warningsOf(collection, payload, defaultConnector, connections, found, reasons),
+    warningsOf(collection, payload, defaultConnector, connections, found, reasons).concat(
+      fetchedMediaWarnings(collection, payload, connections, publicMedia),
+    ),
   );
 }
 
@@ -67,4 +72,32 @@ function warningsOf(
     );
   });
   return perChannel.flat();
+}
+
+/**
+ * A platform that fetches media from a public address (Threads, Instagram) cannot take an uploaded file
+ * from a server that hands out no such address: the channel's delivery would fail, so pre-flight says so
+ * with the setting that fixes it.
+ */
+function fetchedMediaWarnings(
+  collection: CollectionRecord,
+  payload: PostPayload,
+  connections: Map<number, ConnectionRecord>,
+  publicMedia: boolean,
+): PreflightWarning[] {
+  if (publicMedia || !(payload.media ?? []).some((element) => element.id)) return [];
+  return collection.channels.flatMap((channel) => {
+    const kind = connections.get(channel.id)?.kind;
+    if (kind === undefined || !isConnectedKind(kind)) return [];
+    const module = connectorModule(kind);
+    if (!module.fetchesMediaByUrl) return [];
+    return [
+      {
+        channelId: channel.id,
+        channelName: channel.name,
+        outcome: 'fail' as const,
+        message: `${module.displayName} fetches media from a public address, and this server gives uploaded files none: run serve with SOCIAL_PUBLISHER_PUBLIC_URL set to its public address, or give the media as URLs.`,
+      },
+    ];
+  });
 }

@@ -199,6 +199,11 @@ export interface ConnectorModule<K extends string = string> {
   importedSettings?(accountId: string): Record<string, unknown>;
   /** Loads the connector's code and gives its opener. */
   load(): Promise<OpenConnector>;
+  /**
+   * The platform fetches media from a public address rather than taking the bytes (Threads, Instagram):
+   * pre-flight says so when the server hands out no public address of uploaded files.
+   */
+  readonly fetchesMediaByUrl?: boolean;
   /** The operator's app its OAuth sign-in needs; absent: none (Mastodon registers its own). */
   readonly app?: OAuthAppSpec;
   /** Loads the platform's OAuth steps; absent where the secret is typed or read from the environment. */
