@@ -181,7 +181,7 @@ async function signInWithApp(
   const { signIn } = await import('./oauth-sign-in.js');
   const tokens = await signIn(
     hooks,
-    { authRoot, client, redirectUri, paste: request.redirect === 'paste' },
+    { authRoot, client, redirectUri, paste: request.redirect === 'paste', account: request.account },
     http,
   );
   const identities = await identitiesOf(

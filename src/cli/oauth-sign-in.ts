@@ -25,6 +25,8 @@ export interface SignInRequest {
   redirectUri?: string;
   /** `--paste-code`, or a redirect URI the program cannot listen on. */
   paste: boolean;
+  /** `--account`: the identity wanted, which may need more scopes (`OAuthHooks.scopesFor`). */
+  account?: string | undefined;
 }
 
 export async function signIn(
@@ -48,7 +50,12 @@ export async function signIn(
   if (request.paste && !request.client && hooks.pasteRedirectUri) {
     const redirectUri = hooks.pasteRedirectUri;
     const app = await client(redirectUri);
-    const started = beginSignIn(hooks, { authRoot, clientId: app.clientId, redirectUri });
+    const started = beginSignIn(hooks, {
+      authRoot,
+      clientId: app.clientId,
+      redirectUri,
+      account: request.account,
+    });
     open(started.authorizationUrl, '');
     const code = await ask('Paste the authorization code: ', { secret: true });
     return exchangeCode(hooks, { authRoot, client: app, redirectUri, code, ...verifier(started) }, http);
@@ -58,7 +65,12 @@ export async function signIn(
     // An https redirect URI (or --paste-code): the browser ends on an address the user copies here.
     const redirectUri = request.redirectUri;
     const app = await client(redirectUri);
-    const started = beginSignIn(hooks, { authRoot, clientId: app.clientId, redirectUri });
+    const started = beginSignIn(hooks, {
+      authRoot,
+      clientId: app.clientId,
+      redirectUri,
+      account: request.account,
+    });
     open(started.authorizationUrl, ', then paste here the address the browser ends on');
     const address = await ask('Address the browser ended on: ', { secret: true });
     const code = codeFromRedirect(address, started.state);
@@ -68,7 +80,12 @@ export async function signIn(
   try {
     const redirectUri = request.redirectUri ?? listener.redirectUri;
     const app = await client(redirectUri);
-    const started = beginSignIn(hooks, { authRoot, clientId: app.clientId, redirectUri });
+    const started = beginSignIn(hooks, {
+      authRoot,
+      clientId: app.clientId,
+      redirectUri,
+      account: request.account,
+    });
     listener.expect(started.state);
     open(
       started.authorizationUrl,

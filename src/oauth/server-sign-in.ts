@@ -132,6 +132,7 @@ export class ServerSignIns {
       authRoot: client.authRoot ?? module.app!.authRoot,
       clientId: client.clientId,
       redirectUri,
+      account: given.account,
     });
     const sealed: SealedRequest = {
       userId,

@@ -25,7 +25,7 @@ export interface SignInStarted {
 
 export function beginSignIn(
   hooks: OAuthHooks,
-  params: { authRoot: string; clientId: string; redirectUri: string },
+  params: { authRoot: string; clientId: string; redirectUri: string; account?: string | undefined },
 ): SignInStarted {
   const state = randomBytes(16).toString('hex');
   const codeVerifier = hooks.pkce ? randomBytes(32).toString('base64url') : undefined;
@@ -35,7 +35,7 @@ export function beginSignIn(
     clientId: params.clientId,
     redirectUri: params.redirectUri,
     state,
-    scopes: hooks.scopes,
+    scopes: hooks.scopesFor?.(params.account) ?? hooks.scopes,
     ...(codeChallenge ? { codeChallenge } : {}),
   });
   return { state, ...(codeVerifier ? { codeVerifier } : {}), authorizationUrl };

@@ -110,10 +110,10 @@ describe('connect linkedin: a sign-in in the browser with the operator’s app',
     expect(channel.connection.account).toBe('Acme Corp');
   });
 
-  it('several identities and no --account, stdin not a terminal: exit 2 with the list, nothing stored', async () => {
+  it('an --account that matches no identity, stdin not a terminal: exit 2 with the list, nothing stored', async () => {
     const dataDir = tempDir('spm-oauth-');
     const child = spawnMain(
-      ['connect', 'linkedin', '--brand', DEMO_BRAND, ...roots(), '--paste-code'],
+      ['connect', 'linkedin', '--brand', DEMO_BRAND, '--account', 'Acme', ...roots(), '--paste-code'],
       appEnv(dataDir),
     );
     const out = collect(child);
@@ -121,7 +121,7 @@ describe('connect linkedin: a sign-in in the browser with the operator’s app',
     await waitForStderr(child, /Address the browser ended on: /, out.stderr);
     child.stdin!.end(`${(await linkedin.approve(address!)).redirectedTo}\n`);
     expect(await out.exit).toBe(2);
-    expect(out.stderr.text).toContain('choose one with --account');
+    expect(out.stderr.text).toContain('No identity matches "Acme": choose one with --account');
     expect(out.stderr.text).toContain(MEMBER_URN);
     expect(out.stderr.text).toContain('urn:li:organization:2414183  Acme Corp (organization)');
     expect(out.stdout.text).toBe('');
@@ -129,6 +129,23 @@ describe('connect linkedin: a sign-in in the browser with the operator’s app',
       db.prepare('SELECT COUNT(*) AS n FROM channel_connections').get(),
     );
     expect(stored).toEqual({ n: 0 });
+  });
+
+  it('without --account: the member’s scopes only, and the member connected', async () => {
+    const dataDir = tempDir('spm-oauth-');
+    const child = spawnMain(
+      ['connect', 'linkedin', '--brand', DEMO_BRAND, ...roots(), '--paste-code'],
+      appEnv(dataDir),
+    );
+    const out = collect(child);
+    const [, address] = await waitForStderr(child, ADDRESS, out.stderr);
+    expect(new URL(address!).searchParams.get('scope')).toBe('openid profile w_member_social');
+    await waitForStderr(child, /Address the browser ended on: /, out.stderr);
+    child.stdin!.end(`${(await linkedin.approve(address!)).redirectedTo}\n`);
+    expect(await out.exit, out.stderr.text).toBe(0);
+    expect((JSON.parse(out.stdout.text) as { connection: { accountId: string } }).connection.accountId).toBe(
+      MEMBER_URN,
+    );
   });
 
   it('an address of another sign-in (wrong state) is refused: exit 1, nothing stored', async () => {

@@ -289,6 +289,7 @@ describe('connect_channel over stdio', () => {
     expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
     const { authorizationUrl } = (result.structuredContent as { data: { authorizationUrl: string } }).data;
     expect(new URL(authorizationUrl).searchParams.get('redirect_uri')).toBe(`${serve.url}/oauth/callback`);
-    expect((await fetch((await linkedin.approve(authorizationUrl)).redirectedTo)).status).toBe(200);
+    const landed = await fetch((await linkedin.approve(authorizationUrl)).redirectedTo);
+    expect(landed.status, `${await landed.text()}\n${serve.stderr()}`).toBe(200);
   });
 });

@@ -312,9 +312,19 @@ describe('the sign-in, the identities and verify', () => {
       scopes: linkedinOAuth.scopes,
     });
     expect(new URL(url).pathname).toBe('/oauth/v2/authorization');
-    expect(new URL(url).searchParams.get('scope')).toBe(
-      'openid profile w_member_social w_organization_social r_organization_social rw_organization_admin',
-    );
+    // The member's scopes only: asking for a page's scope an app lacks fails LinkedIn's whole sign-in.
+    expect(new URL(url).searchParams.get('scope')).toBe('openid profile w_member_social');
+    // The pages' scopes too once a page is named (--account); not for the member.
+    expect(linkedinOAuth.scopesFor?.('Acme Corp')).toEqual([
+      'openid',
+      'profile',
+      'w_member_social',
+      'w_organization_social',
+      'r_organization_social',
+      'rw_organization_admin',
+    ]);
+    expect(linkedinOAuth.scopesFor?.('urn:li:person:abc')).toEqual(['openid', 'profile', 'w_member_social']);
+    expect(linkedinOAuth.scopesFor?.(undefined)).toEqual(['openid', 'profile', 'w_member_social']);
     const { code, state } = await server.approve(url);
     expect(state).toBe('st-1');
     const client = { clientId: server.clientId, clientSecret: server.clientSecret };

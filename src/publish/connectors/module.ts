@@ -130,6 +130,12 @@ export interface OAuthHttp {
 export interface OAuthHooks {
   /** What the connector needs. */
   readonly scopes: readonly string[];
+  /**
+   * The scopes to ask for when the user names the identity to post as (`--account`): a platform whose
+   * app may lack the scopes of some identities (LinkedIn pages need a reviewed product; asking for a
+   * scope the app lacks fails the whole sign-in) asks for them only when they are wanted. Default: `scopes`.
+   */
+  scopesFor?(account: string | undefined): readonly string[];
   /** The platform takes PKCE (S256): `codeChallenge` is sent, `codeVerifier` exchanged with the code. */
   readonly pkce: boolean;
   /**

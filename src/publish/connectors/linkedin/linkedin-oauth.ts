@@ -21,7 +21,7 @@ import { linkedinSaid } from './linkedin-failures.js';
  * The member's scopes come with the self-serve products "Sign In with LinkedIn using OpenID Connect"
  * (`openid profile`) and "Share on LinkedIn" (`w_member_social`). The pages' scopes come with the
  * Community Management API, which LinkedIn reviews (registered organizations only): an app without it
- * is refused them, so they are asked for only with `LINKEDIN_PAGE_SCOPES`.
+ * is refused them, so they are asked for only when a page is named (`scopesFor`).
  */
 export const LINKEDIN_MEMBER_SCOPES = ['openid', 'profile', 'w_member_social'] as const;
 export const LINKEDIN_PAGE_SCOPES = [
@@ -34,7 +34,13 @@ const MEMBER_URN = 'urn:li:person:';
 const ORGANIZATION_URN = 'urn:li:organization:';
 
 export const linkedinOAuth: OAuthHooks = {
-  scopes: [...LINKEDIN_MEMBER_SCOPES, ...LINKEDIN_PAGE_SCOPES],
+  scopes: LINKEDIN_MEMBER_SCOPES,
+  // LinkedIn refuses the whole sign-in (unauthorized_scope_error) when the app asks for a scope of a
+  // product it lacks: the pages' scopes are asked for only when a page is named (`--account`).
+  scopesFor: (account) =>
+    account === undefined || account.startsWith(MEMBER_URN)
+      ? LINKEDIN_MEMBER_SCOPES
+      : [...LINKEDIN_MEMBER_SCOPES, ...LINKEDIN_PAGE_SCOPES],
   pkce: false,
 
   authorizationUrl({ endpoint, clientId, redirectUri, state, scopes }) {
