@@ -242,7 +242,7 @@ export function metaHooks(platform: { name: string; reconnect: string; permissio
         };
       }
       if (code === 1 || code === 2 || code === 9007 || error?.transient === true) {
-        return { kind: 'transient', status: answer.status >= 500 ? answer.status : 503 };
+        return { kind: 'transient' };
       }
       return undefined;
     },
