@@ -10,6 +10,7 @@ import type { ConnectorContext, MediaSource, VerifiedConnection } from '../../sr
 import { verifyFacebook } from '../../src/publish/connectors/facebook/facebook-account.js';
 import { openFacebook } from '../../src/publish/connectors/facebook/facebook-connector.js';
 import { FACEBOOK_SCOPES, facebookOAuth } from '../../src/publish/connectors/facebook/facebook-oauth.js';
+import { RESUMABLE_FROM_BYTES } from '../../src/publish/connectors/facebook/facebook-video.js';
 import { GRAPH_API_VERSION } from '../../src/publish/connectors/meta/graph.js';
 import { tokensOf } from '../../src/publish/connectors/oauth-tokens.js';
 import { mediaFromBytes } from '../../src/publish/media-loader.js';
@@ -190,6 +191,43 @@ describe('what each post field becomes', () => {
       url: `https://www.facebook.com/${server.main.id}/videos/${id}/`,
     });
     expect(server.kit.requestsTo('/:version/:page/videos')).toHaveLength(1);
+  });
+
+  it('a large video: chunked (start, each part Meta asks for, read by range, finish), then pending', async () => {
+    const size = RESUMABLE_FROM_BYTES + 3 * 1024 * 1024;
+    const video = file('big', 'video/mp4', size);
+    const ranges: [number, number][] = [];
+    const source = files.get('big')!;
+    const range = source.range;
+    source.range = (start, end) => {
+      ranges.push([start, end]);
+      return range(start, end);
+    };
+    const publisher = await open();
+    const first = await publisher.deliver(job({ caption: 'Long', media: [video] }));
+    expect(first).toMatchObject({ ok: 'pending' });
+    const phases = server.kit
+      .requestsTo('/:version/:page/videos')
+      .map((request) => new Map(request.body.fields).get('upload_phase'));
+    const parts = Math.ceil(size / (4 * 1024 * 1024));
+    expect(phases).toEqual(['start', ...Array(parts).fill('transfer'), 'finish']);
+    expect(server.transfers.reduce((sum, bytes) => sum + bytes, 0)).toBe(size);
+    expect(ranges[0]).toEqual([0, 4 * 1024 * 1024]);
+    expect(ranges.at(-1)?.[1]).toBe(size);
+    expect(source.blobs).toBe(0);
+    expect(server.videos.get([...server.videos.keys()][0]!)?.description).toBe('Long');
+  });
+
+  it('an unanswered start of a chunked upload is transient: nothing was published', async () => {
+    const video = file('big', 'video/mp4', RESUMABLE_FROM_BYTES + 1);
+    const slow = openFacebook(
+      { ...(await verify(server.main.id)), channelId: 1 },
+      { ...context(), timeoutMs: 300 },
+    );
+    publishers.push(slow);
+    server.kit.hang('forever', { route: '/:version/:page/videos' });
+    expect(await slow.deliver(job({ media: [video] }))).toMatchObject({ ok: false, kind: 'transient' });
+    expect(server.posts).toHaveLength(0);
   });
 
   it('a video Meta fails to process is refused when checked', async () => {

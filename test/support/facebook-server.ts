@@ -12,7 +12,9 @@
  *   code 200 without `business_management`;
  * - `/{page}/feed` (message, link, place, `attached_media[n]` of the Page's unpublished photos),
  *   `/{page}/photos` (multipart `source`, its bytes counted; `published=false` keeps it unpublished),
- *   `/{page}/videos` (multipart `source`; the video processes for `videoProcessingMs`, or fails),
+ *   `/{page}/videos` (multipart `source`, or the chunked phases start/transfer/finish with each
+ *   `video_file_chunk` checked against the offsets asked; the video processes for
+ *   `videoProcessingMs`, or fails),
  *   `/{page}/photo_stories`, `/{id}/comments`, `GET /{id}` (a Page, a video's `status`), read-after-write
  *   `fields=permalink_url`;
  * - errors in Meta's envelope `{ error: { message, type, code, error_subcode, error_user_msg,
@@ -40,6 +42,8 @@ export interface FacebookServerOptions {
   videoProcessingFails?: boolean;
   /** Pages per answer of `/me/accounts` before `paging.next`. Default 100. */
   accountsPageSize?: number;
+  /** The chunk size the chunked video upload asks for. Default 4 MiB. */
+  videoChunkBytes?: number;
   /** Requests per Page before its business-use-case limit is spent. Default 1,000. */
   pageCallLimit?: number;
 }
@@ -123,6 +127,12 @@ export async function startFacebookServer(options: FacebookServerOptions = {}) {
   const photos = new Map<string, FacebookPhoto>();
   const videos = new Map<string, FacebookVideo>();
   const comments: { id: string; objectId: string; message: string }[] = [];
+  const sessions = new Map<
+    string,
+    { id: string; videoId: string; pageId: string; size: number; received: number; finished: boolean }
+  >();
+  /** The size of each chunk transferred, in order. */
+  const transfers: number[] = [];
   let nextId = 100_000;
   const newId = () => String(++nextId);
   let kit: Awaited<ReturnType<typeof startFakePlatform>>;
@@ -247,7 +257,61 @@ export async function startFacebookServer(options: FacebookServerOptions = {}) {
     return { status: 200, body: { id: photo.id, post_id: post.id, ...permalink(request, post.id) } };
   }
 
+  /** The chunked upload's phases on the same route: start, transfer (the chunk Meta asked for), finish. */
+  function videoPhase(request: FakeRequest, page: Page, phase: string): FakeAnswer {
+    const chunkBytes = options.videoChunkBytes ?? 4 * 1024 * 1024;
+    if (phase === 'start') {
+      const size = Number(field(request, 'file_size'));
+      if (!Number.isInteger(size) || size <= 0)
+        return invalid('file_size is required for upload_phase=start.');
+      const session = { id: newId(), videoId: newId(), pageId: page.id, size, received: 0, finished: false };
+      sessions.set(session.id, session);
+      return {
+        status: 200,
+        body: {
+          video_id: session.videoId,
+          upload_session_id: session.id,
+          start_offset: '0',
+          end_offset: String(Math.min(chunkBytes, size)),
+        },
+      };
+    }
+    const session = sessions.get(field(request, 'upload_session_id') ?? '');
+    if (!session || session.pageId !== page.id || session.finished)
+      return invalid('Invalid upload_session_id.');
+    if (phase === 'transfer') {
+      const chunk = request.body.files.find((candidate) => candidate.field === 'video_file_chunk');
+      const expected = Math.min(chunkBytes, session.size - session.received);
+      if (Number(field(request, 'start_offset')) !== session.received || !chunk || chunk.size !== expected) {
+        return graphError(6000, 'There was a problem uploading your video file. Please try again.', {
+          subcode: 1363037,
+        });
+      }
+      session.received += chunk.size;
+      transfers.push(chunk.size);
+      const end = Math.min(session.received + chunkBytes, session.size);
+      return { status: 200, body: { start_offset: String(session.received), end_offset: String(end) } };
+    }
+    if (phase === 'finish') {
+      if (session.received !== session.size) return invalid('The upload is not complete.');
+      session.finished = true;
+      const video: FacebookVideo = {
+        id: session.videoId,
+        pageId: page.id,
+        description: field(request, 'description') ?? '',
+        bytes: session.received,
+        readyAtMs: now() + (options.videoProcessingMs ?? 2_000),
+      };
+      videos.set(video.id, video);
+      createPost(page, 'video', { id: video.id, message: video.description });
+      return { status: 200, body: { success: true } };
+    }
+    return invalid(`Unknown upload_phase ${phase}.`);
+  }
+
   function uploadVideo(request: FakeRequest, page: Page): FakeAnswer {
+    const phase = field(request, 'upload_phase');
+    if (phase) return videoPhase(request, page, phase);
     const file = request.body.files.find((candidate) => candidate.field === 'source');
     if (!file && !field(request, 'file_url')) return invalid('Missing source or file_url.');
     const video: FacebookVideo = {
@@ -506,6 +570,7 @@ export async function startFacebookServer(options: FacebookServerOptions = {}) {
     photos,
     videos,
     comments,
+    transfers,
     codes,
     userTokens,
     /** A long-lived user token with every scope the connector asks for (a test that starts signed in). */

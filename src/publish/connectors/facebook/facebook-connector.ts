@@ -33,6 +33,7 @@ import { SignInExpired, TokenKeeper, tokensOf } from '../oauth-tokens.js';
 import { FacebookApi, type FacebookStage, NotForFacebook } from './facebook-api.js';
 import { FACEBOOK_AUTH_ROOT } from './facebook-oauth.js';
 import { feedForm, mediaMessage, permalinkOf, placeOf, shapeOf } from './facebook-post.js';
+import { postVideo } from './facebook-video.js';
 
 const HOUR_MS = 3_600_000;
 /** How long before the due time photos may be uploaded unpublished (see above). */
@@ -140,8 +141,9 @@ class FacebookPublisher implements Publisher {
         );
         const photoIds = state?.photoIds ?? [];
         if (shape.kind === 'video') {
-          stage = 'post';
-          return await this.postVideo(job, files[0]!);
+          return await this.postVideo(job, files[0]!, () => {
+            stage = 'post';
+          });
         }
         if (shape.kind === 'photos' && photoIds.length === 0 && shape.count === 1) {
           stage = 'post';
@@ -278,17 +280,9 @@ class FacebookPublisher implements Publisher {
     return this.sent(answer, idOf(answer.json, 'post_id') ?? photoId);
   }
 
-  /** `/videos` with the file as `source` (on graph-video.facebook.com): pending while Meta processes it. */
-  private async postVideo(job: DeliveryJob, file: MediaSource): Promise<StepOutcome> {
-    const blob = await file.blob();
-    const answer = await this.api.call('POST', `${this.api.videoBase}/${this.page}/videos`, () => {
-      const form = new FormData();
-      const description = mediaMessage(job.content);
-      if (description) form.set('description', description);
-      form.set('source', blob, file.name);
-      return form;
-    });
-    const videoId = idOf(answer.json);
+  /** The video (facebook-video.ts), then pending while Meta processes it. */
+  private async postVideo(job: DeliveryJob, file: MediaSource, commit: () => void): Promise<StepOutcome> {
+    const { videoId, answer } = await postVideo(this.api, this.page, file, mediaMessage(job.content), commit);
     if (!videoId) return this.sent(answer, null);
     return this.pending({ step: 'commit', photoIds: [], videoId, checks: 0, sinceMs: this.now() });
   }
