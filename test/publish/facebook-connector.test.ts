@@ -9,7 +9,11 @@ import type { DeliveryJob, Publisher } from '../../src/ports.js';
 import type { ConnectorContext, MediaSource, VerifiedConnection } from '../../src/publish/connector.js';
 import { verifyFacebook } from '../../src/publish/connectors/facebook/facebook-account.js';
 import { openFacebook } from '../../src/publish/connectors/facebook/facebook-connector.js';
-import { FACEBOOK_SCOPES, facebookOAuth } from '../../src/publish/connectors/facebook/facebook-oauth.js';
+import {
+  FACEBOOK_SCOPES,
+  facebookOAuth,
+  facebookTokenUrl,
+} from '../../src/publish/connectors/facebook/facebook-oauth.js';
 import { RESUMABLE_FROM_BYTES } from '../../src/publish/connectors/facebook/facebook-video.js';
 import { GRAPH_API_VERSION } from '../../src/publish/connectors/meta/graph.js';
 import { tokensOf } from '../../src/publish/connectors/oauth-tokens.js';
@@ -390,6 +394,21 @@ describe('the sign-in, the Pages and verify', () => {
       server.kit.requestsTo('/:version/oauth/access_token').map((r) => r.query.get('grant_type')),
     ).toEqual([null, 'fb_exchange_token']);
     await expect(facebookOAuth.exchangeCode({ ...exchange, code })).rejects.toThrow(/codes work once/);
+  });
+
+  it("Meta's own addresses: the dialog on www.facebook.com, the token endpoint on graph.facebook.com", () => {
+    const address = facebookOAuth.authorizationUrl({
+      endpoint: 'https://www.facebook.com',
+      clientId: '123',
+      redirectUri: 'http://localhost:8788/callback',
+      state: 's',
+      scopes: ['pages_show_list'],
+    });
+    expect(address.startsWith(`https://www.facebook.com/${GRAPH_API_VERSION}/dialog/oauth?`)).toBe(true);
+    expect(facebookTokenUrl('https://www.facebook.com')).toBe(
+      `https://graph.facebook.com/${GRAPH_API_VERSION}/oauth/access_token`,
+    );
+    expect(facebookTokenUrl(server.url)).toBe(`${server.url}/${GRAPH_API_VERSION}/oauth/access_token`);
   });
 
   it('an expired code and a wrong app secret are told apart, with no secret in the message', async () => {
