@@ -99,6 +99,30 @@ describe('connect facebook: Facebook Login in the browser with the operator’s 
     expect(facebook.kit.requestsTo('/:version/:business/owned_pages')).toHaveLength(2);
   });
 
+  it('several Pages and no --account: exit 2, listing each Page by id and name, nothing stored', async () => {
+    const dataDir = tempDir('spm-facebook-');
+    const redirect = `http://127.0.0.1:${await freePort()}/callback`;
+    facebook.app.redirectUris.push(redirect);
+    const child = spawnMain(
+      ['connect', 'facebook', '--brand', DEMO_BRAND, ...roots(), '--redirect-uri', redirect],
+      appEnv(dataDir),
+    );
+    const out = collect(child);
+    const [, address] = await waitForStderr(child, ADDRESS, out.stderr);
+    const approved = await fetch(address!, { redirect: 'manual' });
+    await fetch(approved.headers.get('location')!);
+    // 2: what the user must say (the program's exit code for a choice to make).
+    expect(await out.exit).toBe(2);
+    for (const page of facebook.pages) expect(out.stderr.text).toContain(`${page.id}  ${page.name} (page)`);
+    expect(out.stderr.text).toContain('--account');
+    for (const secret of facebook.secrets()) expect(out.stderr.text).not.toContain(secret);
+    const stored = readDatabase(
+      dataDir,
+      (db) => db.prepare('SELECT count(*) AS n FROM channel_connections').get() as { n: number },
+    );
+    expect(stored.n).toBe(0);
+  });
+
   it('without the app’s credentials: exit 1, naming the settings and developers.facebook.com', async () => {
     const run = await runMain(
       ['connect', 'facebook', '--brand', DEMO_BRAND, ...roots()],
