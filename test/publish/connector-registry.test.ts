@@ -176,9 +176,9 @@ describe('connect, from the modules', () => {
       redirect: 'paste',
     });
     expect(parse('myspace', '--brand', 'A')).toBe(
-      'connect: unknown platform "myspace"; use mastodon, bluesky, telegram, linkedin or x.',
+      'connect: unknown platform "myspace"; use mastodon, bluesky, telegram, linkedin, x or facebook.',
     );
-    expect(parse()).toBe('connect needs the platform: mastodon, bluesky, telegram, linkedin or x.');
+    expect(parse()).toBe('connect needs the platform: mastodon, bluesky, telegram, linkedin, x or facebook.');
     expect(parse('telegram', '--brand', 'A', '--chat', '@c', '--paste-code')).toBe(
       'connect telegram does not take --paste-code.',
     );

@@ -10,6 +10,7 @@
  */
 import type { ChannelType } from '../../domain/schemas.js';
 import { bluesky } from './bluesky/index.js';
+import { facebook } from './facebook/index.js';
 import { linkedin } from './linkedin/index.js';
 import { mastodon } from './mastodon/index.js';
 import type { ConnectorModule } from './module.js';
@@ -17,9 +18,9 @@ import { telegram } from './telegram/index.js';
 import { x } from './x/index.js';
 
 /** In the order help, errors and docs list them. */
-export const CONNECTOR_MODULES = [mastodon, bluesky, telegram, linkedin, x] as const;
+export const CONNECTOR_MODULES = [mastodon, bluesky, telegram, linkedin, x, facebook] as const;
 
-/** A platform with a connector of its own: `mastodon`, `bluesky`, `telegram`, `linkedin`, `x`. */
+/** A platform with a connector of its own: `mastodon`, `bluesky`, `telegram`, `linkedin`, `x`, `facebook`. */
 export type ConnectedKind = (typeof CONNECTOR_MODULES)[number]['kind'];
 
 /** The publishers of every channel without a connection; the operator configures one of them. */
