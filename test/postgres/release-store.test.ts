@@ -4,6 +4,8 @@
  * that release wrote (copied from its SQLite file: the two stores have the same tables and columns), then
  * opened by this version, migrated in place, and everything pending published once.
  */
+import { copyFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, it } from 'vitest';
 import { type LocalRuntime, openLocalRuntime } from '../../src/local-runtime.js';
 import type { Scheduler } from '../../src/publish/scheduler.js';
@@ -47,7 +49,10 @@ it('migrates a database of the release before the job table and publishes what i
 
 /** Every row of the release's SQLite file into the same table and columns, ids kept, sequences moved on. */
 async function copyReleaseRows(url: string): Promise<void> {
-  const sqlite = openDatabase(RELEASE_STORE);
+  // A copy: opening the fixture itself would have SQLite write beside it (its -wal and -shm files).
+  const copy = join(makeTempDir('spm-release-'), 'release.sqlite');
+  copyFileSync(RELEASE_STORE, copy);
+  const sqlite = openDatabase(copy);
   try {
     // Parents before children (the foreign keys), and the store's id replaced by the release's.
     await postgres.query(url, 'DELETE FROM store_meta');
