@@ -25,6 +25,7 @@ import {
   waitForPost,
   waitForStderr,
 } from '../support/connected-program.js';
+import { startFacebookServer } from '../support/facebook-server.js';
 import { type LinkedInServer, MEMBER_URN, startLinkedInServer } from '../support/linkedin-server.js';
 import { startXServer } from '../support/x-server.js';
 import { approve } from '../support/x-sign-in.js';
@@ -197,5 +198,63 @@ it('X: a poll and its comment as a reply, once each, through serve', async () =>
     expect(post.deliveries[0]!.url).toBe(`https://x.com/acme/status/${sent!.id}`);
   } finally {
     await x.close();
+  }
+});
+
+it('Facebook: a Page post with its link and the comment, once each, through serve', async () => {
+  const facebook = await startFacebookServer();
+  try {
+    const dataDir = tempDir('spm-publish-facebook-');
+    writeFileSync(
+      join(dataDir, 'apps.json'),
+      JSON.stringify({
+        FACEBOOK: { clientId: facebook.app.clientId, clientSecret: facebook.app.clientSecret },
+      }),
+    );
+    const env = programEnv(dataDir);
+    const page = facebook.portfolio;
+    facebook.app.redirectUris.push('http://127.0.0.1:8788/callback');
+    const child = spawnMain(
+      [
+        'connect',
+        'facebook',
+        '--brand',
+        DEMO_BRAND,
+        '--collection',
+        'Newsletter',
+        '--account',
+        page.id,
+      ].concat(['--auth-root', facebook.url, '--api-root', facebook.url, '--paste-code']),
+      env,
+    );
+    const out = collect(child);
+    const [, address] = await waitForStderr(child, /\n {2}(http\S+)\n/, out.stderr);
+    await waitForStderr(child, /Address the browser ended on: /, out.stderr);
+    const approved = await fetch(address!, { redirect: 'manual' });
+    child.stdin!.end(`${approved.headers.get('location')}\n`);
+    expect(await out.exit, out.stderr.text).toBe(0);
+    const serve = await startServe(env);
+    serves.push(serve);
+    const rest = restClient(serve);
+    const postId = await createPost(rest, await collectionId(rest, 'Newsletter'), {
+      publishMode: 'IMMEDIATE',
+      caption: 'New roast on the shelf',
+      link: 'https://acme.example/roast',
+      comment: { comment: 'Open till 6', delay: 1 },
+    });
+    const post = await waitForPost(rest, postId);
+    expect(post.status).toBe('published');
+    expect(facebook.posts).toHaveLength(1);
+    expect(facebook.posts[0]).toMatchObject({
+      pageId: page.id,
+      kind: 'feed',
+      message: 'New roast on the shelf',
+      link: 'https://acme.example/roast',
+    });
+    expect(facebook.comments).toHaveLength(1);
+    expect(facebook.comments[0]).toMatchObject({ objectId: facebook.posts[0]!.id, message: 'Open till 6' });
+    expect(post.deliveries[0]!.url).toMatch(/^https:\/\/www\.facebook\.com\//);
+  } finally {
+    await facebook.close();
   }
 });
