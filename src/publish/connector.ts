@@ -84,6 +84,12 @@ export type RefreshSecret = (request: {
 export interface ConnectorContext {
   /** A post's media element: an uploaded file of the brand, or a public URL (downloaded). */
   loadMedia(brandId: number, media: PlatformMedia): Promise<MediaSource>;
+  /**
+   * A public address the platform can fetch a media element from (Threads, Instagram: no byte upload):
+   * a URL element as it is, an uploaded file as a signed address on serve's public URL
+   * (SOCIAL_PUBLISHER_PUBLIC_URL). Undefined, or absent, when an uploaded file has none.
+   */
+  publicMediaUrl?(brandId: number, media: PlatformMedia): string | undefined;
   /** Stores a changed secret of this connection (a refreshed Bluesky session), encrypted. */
   saveSecret(secret: string): Promise<void>;
   /** For connectors whose tokens expire (OAuth with refresh): see RefreshSecret (refresh-secret.ts). */
