@@ -44,6 +44,8 @@ export default defineConfig({
       'test/publish/contract-x.test.ts',
       'test/publish/x-connector.test.ts',
       'test/publish/x-tokens.test.ts',
+      'test/publish/contract-threads.test.ts',
+      'test/publish/threads-connector.test.ts',
       'test/publish/http-classification.test.ts',
       'test/publish/mastodon-steps.test.ts',
       'test/publish/media-source.test.ts',
