@@ -204,6 +204,11 @@ class ThreadsPublisher implements Publisher {
   private mediaOf(job: DeliveryJob): ThreadsMedia[] {
     return job.content.media.map((element) => {
       const url = this.context.publicMediaUrl?.(job.brandId, element) ?? element.url;
+      if (!url && !this.context.publicMediaUrl) {
+        throw new NotForThreads(
+          'Threads fetches every media file from a public address, and this server cannot give one to an uploaded file yet (signed addresses on SOCIAL_PUBLISHER_PUBLIC_URL are not served): give the file as a public URL.',
+        );
+      }
       if (!url) {
         throw new NotForThreads(
           'Threads fetches every media file from a public address, and this server has none for an uploaded file: set SOCIAL_PUBLISHER_PUBLIC_URL to the public https address of `serve` (or give the file as a public URL).',
