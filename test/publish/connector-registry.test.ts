@@ -176,9 +176,11 @@ describe('connect, from the modules', () => {
       redirect: 'paste',
     });
     expect(parse('myspace', '--brand', 'A')).toBe(
-      'connect: unknown platform "myspace"; use mastodon, bluesky, telegram, linkedin, x or facebook.',
+      'connect: unknown platform "myspace"; use mastodon, bluesky, telegram, linkedin, x, facebook or threads.',
     );
-    expect(parse()).toBe('connect needs the platform: mastodon, bluesky, telegram, linkedin, x or facebook.');
+    expect(parse()).toBe(
+      'connect needs the platform: mastodon, bluesky, telegram, linkedin, x, facebook or threads.',
+    );
     expect(parse('telegram', '--brand', 'A', '--chat', '@c', '--paste-code')).toBe(
       'connect telegram does not take --paste-code.',
     );

@@ -1,0 +1,37 @@
+/**
+ * The Threads module: a Threads profile signed in with Threads Login through the operator's Meta app
+ * (its Threads app id and secret), posting through the Threads API's containers (`POST /me/threads`,
+ * then `POST /me/threads_publish`). Threads fetches every media file from a public address (there is
+ * no byte upload): an uploaded file needs serve's public address. Meta has no idempotency key: a post
+ * whose answer was lost is never sent again blindly.
+ */
+import type { ConnectorModule } from '../module.js';
+
+export const threads: ConnectorModule<'threads'> = {
+  kind: 'threads',
+  channelType: 'Threads',
+  displayName: 'Threads',
+  idempotent: false,
+  fetchesMediaByUrl: true,
+  connect: {
+    flags: [
+      {
+        name: 'api-root',
+        role: 'endpoint',
+        value: 'URL',
+        fallback: 'https://graph.threads.net',
+        help: 'the Threads API root (a stand-in for tests)',
+      },
+    ],
+    verify: async (input) => (await import('./threads-account.js')).verifyThreads(input),
+  },
+  describe: { account: '@username', address: 'Threads API root' },
+  load: async () => (await import('./threads-connector.js')).openThreads,
+  app: {
+    name: 'THREADS',
+    registerAt: 'https://developers.facebook.com/apps',
+    authRoot: 'https://threads.net',
+    apiRoot: 'https://graph.threads.net',
+  },
+  oauth: async () => (await import('./threads-oauth.js')).threadsOAuth,
+};

@@ -1,0 +1,336 @@
+/**
+ * The Threads connector: a post becomes a media container (`POST /me/threads`, threads-post.ts says
+ * what each field becomes), published with `POST /me/threads_publish`; its auto-comment a reply
+ * (a container with `reply_to_id`, published the same way). Every call with the long-lived token,
+ * renewed by the TokenKeeper before it expires (60 days).
+ *
+ * Threads fetches each media file itself from a public address: `context.publicMediaUrl` gives one
+ * (a URL element as it is, an uploaded file through serve's SOCIAL_PUBLISHER_PUBLIC_URL); an uploaded
+ * file without one is refused with that reason.
+ *
+ * Steps, never waiting inside a send: `prepare` creates the container ahead of the due time (pending
+ * while Meta processes it, `prepared` once FINISHED), so that the due second sends only the publish.
+ * Meta keeps an unpublished container 24 hours ("EXPIRED — the container was not published within 24
+ * hours", developers.facebook.com/documentation/threads/troubleshooting): prepare runs at most an hour
+ * ahead and a container is used for 23 hours, past that a new one is made. `deliver` reads the
+ * container's status first (`GET /{container}?fields=status,error_message`): IN_PROGRESS → pending
+ * (check again later: Meta suggests once a minute, for 5 minutes), ERROR → refused with Meta's
+ * `error_message`, EXPIRED → a new container, PUBLISHED → already published by an earlier attempt
+ * (never published twice: Meta refuses a second publish of a container), FINISHED → publish.
+ *
+ * Meta has no idempotency key: a publish whose answer is lost is never sent again (`unknown`).
+ */
+import type {
+  CheckOutcome,
+  CommentJob,
+  DeliveryJob,
+  FailedOutcome,
+  PendingOutcome,
+  PrepareOutcome,
+  Publisher,
+  PublishOutcome,
+  StepOutcome,
+} from '../../../ports.js';
+import type { ConnectionDetails, ConnectorContext, OpenConnector } from '../../connector.js';
+import type { PlatformAnswer } from '../../platform-http.js';
+import { graphErrorOf, metaLimitOf } from '../meta/graph.js';
+import { SignInExpired, TokenKeeper, tokensOf } from '../oauth-tokens.js';
+import { THREADS_API_VERSION } from './threads-account.js';
+import { NotForThreads, ThreadsApi, ThreadsRefusal, type ThreadsStage } from './threads-api.js';
+import { THREADS_AUTH_ROOT } from './threads-oauth.js';
+import { checkText, childForm, isVideo, postForm, type ThreadsMedia, textOf } from './threads-post.js';
+
+const HOUR_MS = 3_600_000;
+/** How long before the due time the container may be created (see above). */
+export const THREADS_PREPARE_LEAD_MS = HOUR_MS;
+/** A container is used this long after its creation, an hour short of Meta's 24. */
+export const THREADS_CONTAINER_KEPT_MS = 23 * HOUR_MS;
+/** The first check of a processing container, then half as long again each time, up to the longest. */
+const CHECK_MS = { first: 10_000, longest: 60_000 };
+/** How long a container may stay IN_PROGRESS before the delivery fails. */
+const PROCESSING_DEADLINE_MS = 30 * 60_000;
+
+/** What the steps store (JSON in the store, read by any process). */
+export interface ThreadsState {
+  step: 'prepare' | 'commit';
+  containerId: string;
+  sinceMs: number;
+  checks: number;
+}
+
+function readState(state: DeliveryJob['state']): ThreadsState | undefined {
+  const value = state as Partial<ThreadsState>;
+  if (value.step !== 'prepare' && value.step !== 'commit') return undefined;
+  if (typeof value.containerId !== 'string' || !value.containerId) return undefined;
+  return {
+    step: value.step,
+    containerId: value.containerId,
+    sinceMs: typeof value.sinceMs === 'number' ? value.sinceMs : 0,
+    checks: typeof value.checks === 'number' ? value.checks : 0,
+  };
+}
+
+const idOf = (json: unknown): string | null => {
+  const value = (json as Record<string, unknown> | undefined)?.id;
+  return typeof value === 'string' && value ? value : null;
+};
+
+type Status = { status: string; message: string | undefined; answer: PlatformAnswer };
+
+class ThreadsPublisher implements Publisher {
+  readonly name = 'threads';
+  /** Meta has no idempotency key: a post whose outcome is unknown is never resent blindly. */
+  readonly idempotent = false;
+  readonly prepareLeadMs = THREADS_PREPARE_LEAD_MS;
+  private readonly api: ThreadsApi;
+
+  constructor(
+    connection: ConnectionDetails & { channelId: number; secret: string },
+    private readonly context: ConnectorContext,
+  ) {
+    const root = connection.endpoint.replace(/\/+$/, '');
+    let known = [connection.secret];
+    let keeper: ConstructorParameters<typeof ThreadsApi>[2];
+    try {
+      const held = new TokenKeeper({
+        secret: connection.secret,
+        hooks: async () => (await import('./threads-oauth.js')).threadsOAuth,
+        authRoot:
+          typeof connection.settings.authRoot === 'string' ? connection.settings.authRoot : THREADS_AUTH_ROOT,
+        platform: 'Threads',
+        context,
+      });
+      keeper = { token: () => held.token(), refused: (token) => held.refused(token) };
+      known = [...known, tokensOf(connection.secret).accessToken];
+    } catch (error) {
+      // Not the tokens of a sign-in: every step asks for a reconnect, with the reason.
+      const expired = new SignInExpired((error as Error).message);
+      keeper = { token: () => Promise.reject(expired), refused: () => Promise.reject(expired) };
+    }
+    const secrets = () => [...known, context.oauthClient?.()?.clientSecret ?? ''];
+    this.api = new ThreadsApi(`${root}/${THREADS_API_VERSION}`, connection.account, keeper, context, secrets);
+  }
+
+  /** Creates the post's container ahead of the due time: prepared once Meta has processed it. */
+  async prepare(job: DeliveryJob): Promise<PrepareOutcome> {
+    try {
+      const state = await this.createContainer(job, 'prepare');
+      return await this.afterStatus(state, await this.status(state.containerId));
+    } catch (error) {
+      return this.api.failure(error, 'container');
+    }
+  }
+
+  async deliver(job: DeliveryJob): Promise<StepOutcome> {
+    let stage: ThreadsStage = 'container';
+    try {
+      let state = readState(job.state);
+      if (state && state.sinceMs + THREADS_CONTAINER_KEPT_MS < this.now()) state = undefined;
+      if (state) {
+        stage = 'read';
+        const status = await this.status(state.containerId);
+        if (status.status !== 'EXPIRED') return await this.commit({ ...state, step: 'commit' }, status);
+        stage = 'container';
+      }
+      const fresh = await this.createContainer(job, 'commit');
+      stage = 'read';
+      return await this.commit(fresh, await this.status(fresh.containerId));
+    } catch (error) {
+      return this.fail(error, stage);
+    }
+  }
+
+  /** A container Meta is processing: for a prepare, prepared once done; for a commit, published. */
+  async check(job: DeliveryJob): Promise<CheckOutcome> {
+    const state = readState(job.state);
+    if (!state)
+      return { ok: false, kind: 'refused', reason: 'The Threads delivery has no container to check.' };
+    try {
+      const next = { ...state, checks: state.checks + 1 };
+      const status = await this.status(state.containerId);
+      if (state.step === 'prepare') return this.afterStatus(next, status);
+      return await this.commit(next, status);
+    } catch (error) {
+      return this.fail(error, 'read');
+    }
+  }
+
+  /** The auto-comment: a reply container (text) to the post, published at once when Meta has it ready. */
+  async comment(job: CommentJob): Promise<PublishOutcome> {
+    if (!job.externalId)
+      return { ok: false, kind: 'refused', reason: 'The Threads post to reply to has no id.' };
+    let stage: ThreadsStage = 'container';
+    try {
+      checkText(job.comment);
+      const form = new URLSearchParams({
+        media_type: 'TEXT',
+        text: job.comment,
+        reply_to_id: job.externalId,
+      });
+      const created = await this.api.call('POST', '/me/threads', form);
+      const containerId = idOf(created.json);
+      if (!containerId) throw new NotForThreads('Threads answered the reply container without an id.');
+      const status = await this.status(containerId);
+      if (status.status !== 'FINISHED') {
+        return {
+          ok: false,
+          kind: status.status === 'IN_PROGRESS' ? 'transient' : 'refused',
+          reason: `Threads did not make the reply ready (${status.status}${status.message ? `: ${status.message}` : ''}).`,
+        };
+      }
+      stage = 'comment';
+      return await this.publish(containerId);
+    } catch (error) {
+      return this.api.failure(error, stage);
+    }
+  }
+
+  close(): Promise<void> {
+    return this.api.close();
+  }
+
+  /** A failure of the publish call is the post's; any other, the stage's. */
+  private fail(error: unknown, stage: ThreadsStage) {
+    return error instanceof PublishFailure
+      ? this.api.failure(error.cause, 'publish')
+      : this.api.failure(error, stage);
+  }
+
+  private now(): number {
+    return this.context.clock.now();
+  }
+
+  /** The public addresses of the post's files; an uploaded file without one is refused. */
+  private async mediaOf(job: DeliveryJob): Promise<ThreadsMedia[]> {
+    const media: ThreadsMedia[] = [];
+    for (const element of job.content.media) {
+      const url = element.url ?? (await this.context.publicMediaUrl?.(job.brandId, element));
+      if (!url) {
+        throw new NotForThreads(
+          'Threads fetches every media file from a public address, and this server has none for an uploaded file: run serve with SOCIAL_PUBLISHER_PUBLIC_URL set to its public https address (or give the file as a public URL).',
+        );
+      }
+      media.push({ url, video: isVideo(element.type, url) });
+    }
+    return media;
+  }
+
+  /** The carousel's children (when several files), then the post's container: its id in a state. */
+  private async createContainer(job: DeliveryJob, step: ThreadsState['step']): Promise<ThreadsState> {
+    const media = await this.mediaOf(job);
+    checkText(textOf(job.content));
+    postForm(job, media, []); // refuses what Threads would refuse before any container is made
+    const children: string[] = [];
+    if (media.length > 1) {
+      for (const file of media) {
+        const child = idOf((await this.api.call('POST', '/me/threads', childForm(file))).json);
+        if (!child) throw new NotForThreads('Threads answered a carousel item without an id.');
+        children.push(child);
+      }
+    }
+    const answer = await this.api.call('POST', '/me/threads', postForm(job, media, children));
+    const containerId = idOf(answer.json);
+    if (!containerId) throw new NotForThreads('Threads answered the container without an id: publish again.');
+    return { step, containerId, sinceMs: this.now(), checks: 0 };
+  }
+
+  private async status(containerId: string): Promise<Status> {
+    const answer = await this.api.call(
+      'GET',
+      `/${encodeURIComponent(containerId)}?fields=status,error_message`,
+    );
+    const json = (answer.json ?? {}) as { status?: unknown; error_message?: unknown };
+    return {
+      status: typeof json.status === 'string' ? json.status.toUpperCase() : 'FINISHED',
+      message: typeof json.error_message === 'string' && json.error_message ? json.error_message : undefined,
+      answer,
+    };
+  }
+
+  /** A prepare's next step by the container's status. */
+  private afterStatus(state: ThreadsState, status: Status): PrepareOutcome {
+    if (status.status === 'IN_PROGRESS') return this.pending(state);
+    const refused = this.refusedBy(status);
+    if (refused) return refused;
+    return {
+      ok: 'prepared',
+      state: { ...state },
+      expiresAtMs: state.sinceMs + THREADS_CONTAINER_KEPT_MS,
+      ...metaLimitOf(status.answer.headers, this.now()),
+    };
+  }
+
+  private refusedBy(status: Status): FailedOutcome | undefined {
+    if (status.status === 'ERROR' || status.status === 'EXPIRED') {
+      return {
+        ok: false,
+        kind: 'refused',
+        reason: `Threads could not make the post ready (${status.status}${status.message ? `: ${status.message}` : ''})${status.message === 'FAILED_DOWNLOADING_VIDEO' || /DOWNLOAD/.test(status.message ?? '') ? ': Threads must be able to fetch the media address from the internet' : ''}.`,
+      };
+    }
+    return undefined;
+  }
+
+  /** The commit, by the container's status. */
+  private async commit(state: ThreadsState, status: Status): Promise<StepOutcome> {
+    if (status.status === 'IN_PROGRESS') return this.pending(state);
+    if (status.status === 'PUBLISHED') {
+      // An earlier attempt published it (its answer lost): Meta refuses a second publish of a container.
+      this.context.log(
+        `Threads container ${state.containerId} of ${this.api.account} was published already.`,
+      );
+      return { ok: true, externalId: null, url: null };
+    }
+    const refused = this.refusedBy(status);
+    if (refused) return refused;
+    try {
+      return await this.publish(state.containerId);
+    } catch (error) {
+      // "Media Not Found" (24/4279009) right after the container was made: a race; publish again soon.
+      if (error instanceof ThreadsRefusal && graphErrorOf(error.answer)?.subcode === 4_279_009) {
+        return this.pending(state);
+      }
+      throw new PublishFailure(error);
+    }
+  }
+
+  private async publish(containerId: string): Promise<PublishOutcome> {
+    const answer = await this.api.call(
+      'POST',
+      '/me/threads_publish',
+      new URLSearchParams({ creation_id: containerId }),
+    );
+    const id = idOf(answer.json);
+    let url: string | null = null;
+    if (id) {
+      try {
+        const read = await this.api.call('GET', `/${encodeURIComponent(id)}?fields=permalink`);
+        const permalink = (read.json as { permalink?: unknown } | undefined)?.permalink;
+        if (typeof permalink === 'string' && /^https:\/\//.test(permalink)) url = permalink;
+      } catch {
+        // The post is published: a permalink that cannot be read leaves it without a URL.
+      }
+    }
+    return { ok: true, externalId: id, url, ...metaLimitOf(answer.headers, this.now()) };
+  }
+
+  private pending(state: ThreadsState): PendingOutcome {
+    const wait = Math.min(CHECK_MS.first * 1.5 ** state.checks, CHECK_MS.longest);
+    return {
+      ok: 'pending',
+      state: { ...state },
+      checkAtMs: this.now() + Math.round(wait),
+      reason: 'Threads is processing the media of the post.',
+      deadlineAtMs: state.sinceMs + PROCESSING_DEADLINE_MS,
+    };
+  }
+}
+
+/** A failure of the publish call itself (classified as the post, not as a read). */
+class PublishFailure extends Error {
+  constructor(override readonly cause: unknown) {
+    super('publish failed');
+  }
+}
+
+export const openThreads: OpenConnector = (connection, context) => new ThreadsPublisher(connection, context);
