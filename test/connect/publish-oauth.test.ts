@@ -6,6 +6,7 @@
  * the delivery fails with the reason to check the feed).
  */
 import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { formatLocalTime } from '../../src/domain/time.js';
@@ -27,6 +28,7 @@ import {
 } from '../support/connected-program.js';
 import { startFacebookServer } from '../support/facebook-server.js';
 import { type LinkedInServer, MEMBER_URN, startLinkedInServer } from '../support/linkedin-server.js';
+import { startThreadsServer } from '../support/threads-server.js';
 import { startXServer } from '../support/x-server.js';
 import { approve } from '../support/x-sign-in.js';
 
@@ -258,3 +260,66 @@ it('Facebook: a Page post with its link and the comment, once each, through serv
     await facebook.close();
   }
 });
+
+it('Threads: an uploaded image fetched by Threads from its signed address on serve, published once', async () => {
+  const threads = await startThreadsServer();
+  try {
+    const dataDir = tempDir('spm-publish-threads-');
+    writeFileSync(
+      join(dataDir, 'apps.json'),
+      JSON.stringify({ THREADS: { clientId: threads.app.clientId, clientSecret: threads.app.clientSecret } }),
+    );
+    const port = await freePort();
+    const env = programEnv(dataDir, { SOCIAL_PUBLISHER_PUBLIC_URL: `http://127.0.0.1:${port}` });
+    threads.app.redirectUris.push('http://127.0.0.1:8788/callback');
+    const child = spawnMain(
+      ['connect', 'threads', '--brand', DEMO_BRAND, '--collection', 'Newsletter'].concat([
+        '--auth-root',
+        threads.url,
+        '--api-root',
+        threads.url,
+        '--paste-code',
+      ]),
+      env,
+    );
+    const out = collect(child);
+    const [, address] = await waitForStderr(child, /\n {2}(http\S+)\n/, out.stderr);
+    await waitForStderr(child, /Address the browser ended on: /, out.stderr);
+    const approved = await fetch(address!, { redirect: 'manual' });
+    child.stdin!.end(`${approved.headers.get('location')}\n`);
+    expect(await out.exit, out.stderr.text).toBe(0);
+    const serve = await startServe(env, undefined, port);
+    serves.push(serve);
+    const form = new FormData();
+    form.append('media', new Blob([new Uint8Array(pngBytes(9))], { type: 'image/png' }), 'roast.png');
+    const uploaded = await fetch(`${serve.url}/v1/brands/1/media`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${serve.key}` },
+      body: form,
+    });
+    const media = ((await uploaded.json()) as { data: { id: string } }).data;
+    const rest = restClient(serve);
+    const postId = await createPost(rest, await collectionId(rest, 'Newsletter'), {
+      publishMode: 'IMMEDIATE',
+      caption: 'Fresh roast',
+      media: [{ id: media.id }],
+    });
+    const post = await waitForPost(rest, postId);
+    expect(post.status, JSON.stringify(post.deliveries)).toBe('published');
+    // Threads fetched the file itself, from the signed address on serve's public URL.
+    const [container] = [...threads.containers.values()];
+    expect(container!.mediaUrl).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/media/1\\.`));
+    expect(container!.downloaded).toBe(pngBytes(9).length);
+    expect(threads.posts).toHaveLength(1);
+  } finally {
+    await threads.close();
+  }
+});
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
