@@ -10,7 +10,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { formatLocalTime } from '../../src/domain/time.js';
-import { pngBytes } from '../contract/media-files.js';
+import { mp4Bytes, pdfBytes, pngBytes } from '../contract/media-files.js';
 import { cleanup, requireBuild, spawnMain, tempDir } from '../mcp/cli-harness.js';
 import {
   type ChannelDetailJson,
@@ -131,6 +131,49 @@ it('an uploaded image goes to LinkedIn once, by its Images API, with the post', 
   expect(JSON.stringify(linkedin.posts[0]!.body)).toContain(uploads[0]!.urn);
 });
 
+/** Uploads a file through serve's REST API; its media id. */
+async function upload(serve: Serve, bytes: Buffer, type: string, name: string): Promise<string> {
+  const form = new FormData();
+  form.append('media', new Blob([new Uint8Array(bytes)], { type }), name);
+  const answer = await fetch(`${serve.url}/v1/brands/1/media`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${serve.key}` },
+    body: form,
+  });
+  expect(answer.status).toBe(201);
+  return ((await answer.json()) as { data: { id: string } }).data.id;
+}
+
+it('a PDF goes to LinkedIn once as a document post, and a video through its Videos API once', async () => {
+  const { env } = await connected();
+  const serve = await startServe(env);
+  serves.push(serve);
+  const rest = restClient(serve);
+  const newsletter = await collectionId(rest, 'Newsletter');
+  const pdf = await upload(serve, pdfBytes(), 'application/pdf', 'menu.pdf');
+  const video = await upload(serve, mp4Bytes(), 'video/mp4', 'roast.mp4');
+  const documentPost = await createPost(rest, newsletter, {
+    publishMode: 'IMMEDIATE',
+    caption: 'The new menu',
+    media: [{ id: pdf }],
+  });
+  expect((await waitForPost(rest, documentPost)).status).toBe('published');
+  const videoPost = await createPost(rest, newsletter, {
+    publishMode: 'IMMEDIATE',
+    caption: 'Roasting, live',
+    media: [{ id: video }],
+  });
+  expect((await waitForPost(rest, videoPost)).status).toBe('published');
+  const uploads = [...linkedin.uploads.values()];
+  expect(uploads.map((u) => [u.kind, u.bytes])).toEqual([
+    ['document', pdfBytes().length],
+    ['video', mp4Bytes().length],
+  ]);
+  expect(linkedin.posts).toHaveLength(2);
+  expect(JSON.stringify(linkedin.posts[0]!.body)).toContain(uploads[0]!.urn);
+  expect(JSON.stringify(linkedin.posts[1]!.body)).toContain(uploads[1]!.urn);
+});
+
 it('killed while LinkedIn created the post without answering: after the restart, still one post, the delivery failed with the reason', async () => {
   const { env } = await connected();
   linkedin.kit.hangAfterCreating({ route: '/rest/posts' });
@@ -156,7 +199,7 @@ it('killed while LinkedIn created the post without answering: after the restart,
 }, 40_000);
 
 it('X: a poll and its comment as a reply, once each, through serve', async () => {
-  const x = await startXServer();
+  const x = await startXServer({ videoProcessingMs: 1_000 });
   try {
     const dataDir = tempDir('spm-publish-x-');
     writeFileSync(
@@ -198,6 +241,20 @@ it('X: a poll and its comment as a reply, once each, through serve', async () =>
     expect(reply).toMatchObject({ text: 'Vote by Friday', replyTo: sent!.id });
     expect(x.posts).toHaveLength(2);
     expect(post.deliveries[0]!.url).toBe(`https://x.com/acme/status/${sent!.id}`);
+    // A video: chunked upload, X processes it (a second), the engine checks again, then posts it.
+    const video = await upload(serve, mp4Bytes(), 'video/mp4', 'roast.mp4');
+    const videoPost = await createPost(rest, await collectionId(rest, 'Newsletter'), {
+      publishMode: 'IMMEDIATE',
+      caption: 'Roasting, live',
+      media: [{ id: video }],
+    });
+    expect((await waitForPost(rest, videoPost, undefined, 20_000)).status).toBe('published');
+    expect(x.posts).toHaveLength(3);
+    const uploaded = [...x.media.values()];
+    expect(uploaded.map((item) => [item.category, item.totalBytes, item.finalized])).toEqual([
+      ['tweet_video', mp4Bytes().length, true],
+    ]);
+    expect(x.posts[2]!.mediaIds).toEqual([uploaded[0]!.id]);
   } finally {
     await x.close();
   }
