@@ -6,12 +6,12 @@
  * token (fb_exchange_token), the Pages are listed, and the Page named by --account is stored with its
  * own token, sealed; no token appears in any output.
  */
-import { createServer } from 'node:net';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { cleanup, requireBuild, runMain, spawnMain, tempDir } from '../mcp/cli-harness.js';
 import {
   collect,
   DEMO_BRAND,
+  freePort,
   programEnv,
   readDatabase,
   waitForStderr,
@@ -26,14 +26,6 @@ beforeEach(async () => {
   facebook = await startFacebookServer();
   return () => facebook.close();
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const appEnv = (dataDir: string) =>
   programEnv(dataDir, {

@@ -6,12 +6,12 @@
  * output. Also: the address pasted (`--paste-code`), several identities without `--account` (exit 2
  * with the list), a page chosen with `--account`, missing app credentials, a refused sign-in.
  */
-import { createServer } from 'node:net';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { cleanup, requireBuild, runMain, spawnMain, tempDir } from '../mcp/cli-harness.js';
 import {
   collect,
   DEMO_BRAND,
+  freePort,
   programEnv,
   readDatabase,
   waitForStderr,
@@ -26,15 +26,6 @@ beforeEach(async () => {
   linkedin = await startLinkedInServer({ pages: [{ id: '2414183', name: 'Acme Corp' }] });
   return () => linkedin.close();
 });
-
-/** A loopback port nobody listens on now: the redirect URI registered with the app. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 function appEnv(dataDir: string, extra: Record<string, string> = {}) {
   return programEnv(dataDir, {

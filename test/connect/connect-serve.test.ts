@@ -6,7 +6,6 @@
  * URL-mode elicitation. No token or code reaches a body, a tool result or the log.
  */
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -24,7 +23,7 @@ import {
   requireBuild,
   tempDir,
 } from '../mcp/cli-harness.js';
-import { programEnv, restClient, type Serve, startServe } from '../support/connected-program.js';
+import { freePort, programEnv, restClient, type Serve, startServe } from '../support/connected-program.js';
 import { type LinkedInServer, MEMBER_URN, startLinkedInServer } from '../support/linkedin-server.js';
 
 let linkedin: LinkedInServer;
@@ -36,14 +35,6 @@ afterEach(async () => {
   await linkedin.close();
   cleanup();
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** A data directory with the operator's LinkedIn app in apps.json, pointed at the stand-in. */
 function dataDirWithApp(): string {

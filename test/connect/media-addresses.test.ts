@@ -6,12 +6,11 @@
  * public URL's host answered by a server bound to loopback (a reverse proxy's Host).
  */
 import { request as httpRequest } from 'node:http';
-import { createServer } from 'node:net';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MediaAddresses } from '../../src/media/public-addresses.js';
 import { pngBytes } from '../contract/media-files.js';
 import { cleanup, requireBuild, tempDir } from '../mcp/cli-harness.js';
-import { programEnv, type Serve, startServe } from '../support/connected-program.js';
+import { freePort, programEnv, type Serve, startServe } from '../support/connected-program.js';
 
 let serve: Serve | undefined;
 beforeAll(() => requireBuild());
@@ -53,14 +52,6 @@ describe('MediaAddresses', () => {
     expect(() => addresses.address(1, '../etc/passwd', 1)).toThrow('No public address');
   });
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe('serve: /media/<token>', () => {
   it('serves the uploaded file at its signed address, and nothing else through it', async () => {

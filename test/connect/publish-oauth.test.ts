@@ -6,7 +6,6 @@
  * the delivery fails with the reason to check the feed).
  */
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { formatLocalTime } from '../../src/domain/time.js';
@@ -18,6 +17,7 @@ import {
   collectionId,
   createPost,
   DEMO_BRAND,
+  freePort,
   programEnv,
   restClient,
   type Serve,
@@ -372,11 +372,3 @@ it('Threads: an uploaded image fetched by Threads from its signed address on ser
     await threads.close();
   }
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}

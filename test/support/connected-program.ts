@@ -5,6 +5,7 @@
  * `cleanup()` (in afterEach) ends them.
  */
 import type { ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -315,4 +316,13 @@ export function collect(child: ChildProcess): {
   });
   const exit = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   return { stdout, stderr, exit };
+}
+
+/** A loopback port nobody listens on now (a redirect URI registered with an app, a public URL). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }

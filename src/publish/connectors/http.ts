@@ -13,6 +13,7 @@
  *
  * No reason carries a secret: each one given is replaced wherever it appears.
  */
+import { isServiceError, ValidationError } from '../../domain/errors.js';
 import type { FailedOutcome, FailureKind, RateLimitState } from '../../ports.js';
 import {
   headerValue,
@@ -176,4 +177,34 @@ export function limitOf(
 ): { limit?: RateLimitState } {
   const limit = rateLimitOf(headers, nowMs);
   return limit ? { limit } : {};
+}
+
+/**
+ * A step's failure that is no answer of the platform's: a media file of the post that cannot be read
+ * (refused, saying why), or anything unexpected, logged for the operator and, where the step creates
+ * nothing public (`harmless`: an upload, a read), transient, else unknown. No secret reaches either.
+ */
+export function unexpectedFailure(
+  error: unknown,
+  step: {
+    platform: string;
+    what: string;
+    account: string;
+    harmless: boolean;
+    secrets: readonly string[];
+    log: (message: string) => void;
+  },
+): FailedOutcome {
+  if (isServiceError(error)) {
+    const detail =
+      error instanceof ValidationError ? Object.values(error.errors).flat().join(' ') : error.message;
+    return { ok: false, kind: 'refused', reason: `A media file of the post could not be read: ${detail}` };
+  }
+  const message = hideSecrets(error instanceof Error ? error.message : String(error), step.secrets);
+  step.log(`${step.platform} ${step.what} for ${step.account} failed unexpectedly: ${message}`);
+  return {
+    ok: false,
+    kind: step.harmless ? 'transient' : 'unknown',
+    reason: `The ${step.platform} ${step.what} failed unexpectedly: ${message}`,
+  };
 }

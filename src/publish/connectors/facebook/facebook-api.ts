@@ -5,11 +5,10 @@
  * expire and Meta has no refresh token: a token Meta refuses (code 190) asks for a new sign-in.
  */
 import { Agent, type FormData } from 'undici';
-import { isServiceError, ValidationError } from '../../../domain/errors.js';
 import type { FailedOutcome } from '../../../ports.js';
 import type { ConnectorContext } from '../../connector.js';
 import { callPlatform, hideSecrets, type PlatformAnswer, PlatformUnreachable } from '../../platform-http.js';
-import { classifyHttpFailure } from '../http.js';
+import { classifyHttpFailure, unexpectedFailure } from '../http.js';
 import { SignInExpired } from '../oauth-tokens.js';
 import { FACEBOOK_HOOKS } from './facebook-account.js';
 
@@ -98,19 +97,14 @@ export class FacebookApi {
         repeatable: stage === 'upload' || stage === 'read',
       });
     }
-    if (isServiceError(error)) {
-      const detail =
-        error instanceof ValidationError ? Object.values(error.errors).flat().join(' ') : error.message;
-      return { ok: false, kind: 'refused', reason: `A media file of the post could not be read: ${detail}` };
-    }
-    const message = hideSecrets(error instanceof Error ? error.message : String(error), this.secrets);
-    this.context.log(`Facebook ${what} for ${this.account} failed unexpectedly: ${message}`);
-    const harmless = stage === 'upload' || stage === 'read';
-    return {
-      ok: false,
-      kind: harmless ? 'transient' : 'unknown',
-      reason: `The Facebook ${what} failed unexpectedly: ${message}`,
-    };
+    return unexpectedFailure(error, {
+      platform: 'Facebook',
+      what,
+      account: this.account,
+      harmless: stage === 'upload' || stage === 'read',
+      secrets: this.secrets,
+      log: this.context.log,
+    });
   }
 
   close(): Promise<void> {

@@ -19,7 +19,6 @@
  * kept as prepared for 6 hours, well within any such limit; past that they are uploaded again.
  */
 import { Agent } from 'undici';
-import { isServiceError, ValidationError } from '../../../domain/errors.js';
 import type {
   CheckOutcome,
   CommentJob,
@@ -34,7 +33,7 @@ import type {
 } from '../../../ports.js';
 import type { ConnectionDetails, ConnectorContext, OpenConnector } from '../../connector.js';
 import { headerValue, hideSecrets, type PlatformAnswer, PlatformUnreachable } from '../../platform-http.js';
-import { classifyHttpFailure, limitOf } from '../http.js';
+import { classifyHttpFailure, limitOf, unexpectedFailure } from '../http.js';
 import { SignInExpired, TokenKeeper, tokensOf } from '../oauth-tokens.js';
 import { callLinkedIn, LINKEDIN_AUTH_ROOT, LINKEDIN_VERSION } from './linkedin-api.js';
 import { LINKEDIN_HOOKS } from './linkedin-failures.js';
@@ -321,18 +320,14 @@ class LinkedInPublisher implements Publisher {
         repeatable: stage === 'upload',
       });
     }
-    if (isServiceError(error)) {
-      const detail =
-        error instanceof ValidationError ? Object.values(error.errors).flat().join(' ') : error.message;
-      return { ok: false, kind: 'refused', reason: `A media file of the post could not be read: ${detail}` };
-    }
-    const message = hideSecrets(error instanceof Error ? error.message : String(error), secrets);
-    this.context.log(`LinkedIn ${what} for ${this.connection.account} failed unexpectedly: ${message}`);
-    return {
-      ok: false,
-      kind: stage === 'upload' ? 'transient' : 'unknown',
-      reason: `The LinkedIn ${what} failed unexpectedly: ${message}`,
-    };
+    return unexpectedFailure(error, {
+      platform: 'LinkedIn',
+      what,
+      account: this.connection.account,
+      harmless: stage === 'upload',
+      secrets,
+      log: this.context.log,
+    });
   }
 }
 

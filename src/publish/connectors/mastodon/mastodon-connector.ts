@@ -20,7 +20,6 @@
  */
 import { Agent, FormData } from 'undici';
 import type { PlatformContent, PlatformMedia } from '../../../domain/delivery.js';
-import { isServiceError, ValidationError } from '../../../domain/errors.js';
 import { mastodonStatusText } from '../../../domain/platform-rules.js';
 import type {
   CheckOutcome,
@@ -37,12 +36,11 @@ import type {
 import type { ConnectionDetails, ConnectorContext, OpenConnector } from '../../connector.js';
 import {
   callPlatform,
-  hideSecrets,
   type PlatformAnswer,
   type PlatformRequest,
   PlatformUnreachable,
 } from '../../platform-http.js';
-import { classifyHttpFailure, limitOf } from '../http.js';
+import { classifyHttpFailure, limitOf, unexpectedFailure } from '../http.js';
 import { MASTODON_HOOKS, mastodonOrigin } from './mastodon-account.js';
 
 export {
@@ -315,18 +313,14 @@ class MastodonPublisher implements Publisher {
         repeatable: stage === 'upload',
       });
     }
-    if (isServiceError(error)) {
-      const detail =
-        error instanceof ValidationError ? Object.values(error.errors).flat().join(' ') : error.message;
-      return { ok: false, kind: 'refused', reason: `A media file of the post could not be read: ${detail}` };
-    }
-    const message = hideSecrets(error instanceof Error ? error.message : String(error), secrets);
-    this.context.log(`Mastodon ${what} for ${this.connection.account} failed unexpectedly: ${message}`);
-    return {
-      ok: false,
-      kind: stage === 'upload' ? 'transient' : 'unknown',
-      reason: `The Mastodon ${what} failed unexpectedly: ${message}`,
-    };
+    return unexpectedFailure(error, {
+      platform: 'Mastodon',
+      what,
+      account: this.connection.account,
+      harmless: stage === 'upload',
+      secrets,
+      log: this.context.log,
+    });
   }
 }
 

@@ -8,7 +8,7 @@ import { Agent } from 'undici';
 import type { FailedOutcome } from '../../../ports.js';
 import type { ConnectorContext } from '../../connector.js';
 import { callPlatform, hideSecrets, type PlatformAnswer, PlatformUnreachable } from '../../platform-http.js';
-import { classifyHttpFailure } from '../http.js';
+import { classifyHttpFailure, unexpectedFailure } from '../http.js';
 import { graphErrorOf } from '../meta/graph.js';
 import { SignInExpired } from '../oauth-tokens.js';
 import { THREADS_HOOKS } from './threads-account.js';
@@ -104,14 +104,14 @@ export class ThreadsApi {
         repeatable: stage === 'container' || stage === 'read',
       });
     }
-    const message = hideSecrets(error instanceof Error ? error.message : String(error), this.secrets);
-    this.context.log(`Threads ${what} for ${this.account} failed unexpectedly: ${message}`);
-    const harmless = stage === 'container' || stage === 'read';
-    return {
-      ok: false,
-      kind: harmless ? 'transient' : 'unknown',
-      reason: `The Threads ${what} failed unexpectedly: ${message}`,
-    };
+    return unexpectedFailure(error, {
+      platform: 'Threads',
+      what,
+      account: this.account,
+      harmless: stage === 'container' || stage === 'read',
+      secrets: this.secrets,
+      log: this.context.log,
+    });
   }
 
   close(): Promise<void> {

@@ -6,11 +6,10 @@
  * cannot be renewed is `reconnect` with the keeper's reason.
  */
 import { Agent, type FormData } from 'undici';
-import { isServiceError, ValidationError } from '../../../domain/errors.js';
 import type { FailedOutcome } from '../../../ports.js';
 import type { ConnectorContext } from '../../connector.js';
 import { callPlatform, hideSecrets, type PlatformAnswer, PlatformUnreachable } from '../../platform-http.js';
-import { classifyHttpFailure } from '../http.js';
+import { classifyHttpFailure, unexpectedFailure } from '../http.js';
 import { SignInExpired, type TokenKeeper } from '../oauth-tokens.js';
 import { X_HOOKS } from './x-account.js';
 
@@ -104,19 +103,14 @@ export class XApi {
         repeatable: stage === 'upload' || stage === 'read',
       });
     }
-    if (isServiceError(error)) {
-      const detail =
-        error instanceof ValidationError ? Object.values(error.errors).flat().join(' ') : error.message;
-      return { ok: false, kind: 'refused', reason: `A media file of the post could not be read: ${detail}` };
-    }
-    const message = hideSecrets(error instanceof Error ? error.message : String(error), this.secrets);
-    this.context.log(`X ${what} for ${this.account} failed unexpectedly: ${message}`);
-    const harmless = stage === 'upload' || stage === 'read';
-    return {
-      ok: false,
-      kind: harmless ? 'transient' : 'unknown',
-      reason: `The X ${what} failed unexpectedly: ${message}`,
-    };
+    return unexpectedFailure(error, {
+      platform: 'X',
+      what,
+      account: this.account,
+      harmless: stage === 'upload' || stage === 'read',
+      secrets: this.secrets,
+      log: this.context.log,
+    });
   }
 
   close(): Promise<void> {
