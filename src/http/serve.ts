@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { serve as serveNode } from '@hono/node-server';
 import { Hono } from 'hono';
 import type { Config } from '../config.js';
-import { isStorageFault, toErrorBody, UnauthenticatedError } from '../domain/errors.js';
+import { isStorageFault, NotFoundError, toErrorBody, UnauthenticatedError } from '../domain/errors.js';
 import type { LocalRuntime } from '../local-runtime.js';
 import type { InFlightCalls } from '../mcp/in-flight.js';
 import type { PublishingEventFeed } from '../mcp/logging.js';
@@ -157,17 +157,19 @@ export function createHttpApp(options: {
   // A platform fetching an uploaded file by its signed address: that file, and nothing else.
   app.on(['GET', 'HEAD'], '/media/:token', async (c) => {
     const addresses = options.mediaAddresses;
-    const refuse = (status: 404 | 410, text: string) => c.text(text, status, { 'cache-control': 'no-store' });
-    if (!addresses) return refuse(404, 'Not found.');
+    // Whatever is refused answers as an unknown route does: a token reveals nothing by its answer.
+    if (!addresses) return routeNotFound(c);
     const checked = addresses.check(c.req.param('token'), runtime.clock.now());
-    if (!checked.ok) {
-      return checked.reason === 'expired'
-        ? refuse(410, 'This media address has expired.')
-        : refuse(404, 'Not found.');
+    if (!checked.ok && checked.reason === 'expired') {
+      const body = toErrorBody(
+        new NotFoundError('media', 'This media address has expired: ask for the post again.'),
+      );
+      return c.json(body, 410, { 'cache-control': 'no-store' });
     }
+    if (!checked.ok) return routeNotFound(c);
     const { brandId, mediaId } = checked.media;
     const [media] = await runtime.store.findMedia(brandId, [mediaId]);
-    if (!media) return refuse(404, 'Not found.');
+    if (!media) return routeNotFound(c);
     const blob = await runtime.media.openBlob(brandId, media.id, media.type);
     const headers = {
       'content-type': media.type,
@@ -182,10 +184,10 @@ export function createHttpApp(options: {
   // The platform sends the browser here after the user approved (or refused) the app: a page for a
   // person, never a token or a code in it.
   app.get('/oauth/callback', async (c) => {
-    const page = (status: 200 | 400 | 404, text: string) =>
+    const page = (status: 200 | 400, text: string) =>
       c.text(text, status, { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
-    if (!options.signIns)
-      return page(404, 'This server completes no sign-ins (SOCIAL_PUBLISHER_PUBLIC_URL is not set).');
+    // Without a public URL there is no such page: an unknown route, as any other.
+    if (!options.signIns) return routeNotFound(c);
     try {
       const channel = await options.signIns.complete(c.req.url);
       return page(
