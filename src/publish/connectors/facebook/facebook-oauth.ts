@@ -21,6 +21,7 @@
  */
 import { callPlatform, hideSecrets, type PlatformAnswer } from '../../platform-http.js';
 import { GRAPH_API_ROOT, GRAPH_API_VERSION, graphOrigin, graphSaid } from '../meta/graph.js';
+import { metaTokenCall } from '../meta/meta-token.js';
 import type { OAuthHooks, OAuthHttp, OAuthIdentity, OAuthTokens } from '../module.js';
 
 /**
@@ -54,44 +55,22 @@ export function facebookTokenUrl(authRoot: string, version = GRAPH_API_VERSION):
 }
 
 /** One GET of the token endpoint; the tokens, or an Error that says what to do. */
-async function tokenRequest(
+function tokenRequest(
   authRoot: string,
   query: Record<string, string>,
   http: Partial<OAuthHttp>,
   secrets: string[],
   refusal: (said: string) => string,
 ): Promise<OAuthTokens> {
-  const url = `${facebookTokenUrl(authRoot)}?${new URLSearchParams(query)}`;
-  let answer: PlatformAnswer;
-  try {
-    answer = await callPlatform(url, {
-      method: 'GET',
-      headers: { accept: 'application/json', 'user-agent': http.userAgent ?? 'social-publisher-mcp' },
-      timeoutMs: http.timeoutMs ?? 15_000,
-      secrets,
-    });
-  } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
-    throw new Error(
-      `Could not reach Facebook's token endpoint ${facebookTokenUrl(authRoot)} (${hideSecrets(detail, secrets)}): try again.`,
-    );
-  }
-  const json = (answer.json ?? {}) as Record<string, unknown>;
-  if (answer.status === 200 && typeof json.access_token === 'string' && json.access_token) {
-    secrets.push(json.access_token);
-    const expiresIn = Number(json.expires_in);
-    return {
-      accessToken: json.access_token,
-      ...(Number.isFinite(expiresIn) && expiresIn > 0 ? { expiresAtMs: Date.now() + expiresIn * 1000 } : {}),
-    };
-  }
-  const said = hideSecrets(graphSaid(answer), secrets);
-  if (/client_secret|client secret|app secret|Invalid Client ID|client_id/i.test(said)) {
-    throw new Error(
-      `Facebook did not accept the app's credentials (${said}): check the App ID and App Secret of the Meta app (App settings → Basic on https://developers.facebook.com/apps).`,
-    );
-  }
-  throw new Error(refusal(said));
+  return metaTokenCall({
+    platform: 'Facebook',
+    url: `${facebookTokenUrl(authRoot)}?${new URLSearchParams(query)}`,
+    http,
+    secrets,
+    checkApp:
+      'check the App ID and App Secret of the Meta app (App settings → Basic on https://developers.facebook.com/apps).',
+    refusal,
+  });
 }
 
 type Http = Partial<OAuthHttp>;

@@ -12,8 +12,9 @@
  *
  * The client secret, the code and the tokens are never put in an error message.
  */
-import { callPlatform, hideSecrets, type PlatformAnswer } from '../../platform-http.js';
+import { hideSecrets, type PlatformAnswer } from '../../platform-http.js';
 import type { OAuthHooks, OAuthHttp, OAuthIdentity, OAuthTokens } from '../module.js';
+import { callTokenEndpoint, oauthSaid } from '../token-endpoint.js';
 import { callLinkedIn, LINKEDIN_VERSION, linkedinOrigin } from './linkedin-api.js';
 import { linkedinSaid } from './linkedin-failures.js';
 
@@ -79,53 +80,25 @@ async function tokenRequest(
   http: Partial<OAuthHttp>,
   secrets: string[],
 ): Promise<OAuthTokens> {
-  const origin = linkedinOrigin(endpoint, 'sign-in');
-  const body = new URLSearchParams({
-    ...form,
-    client_id: client.clientId,
-    client_secret: client.clientSecret,
-  }).toString();
-  let answer: PlatformAnswer;
-  try {
-    answer = await callPlatform(`${origin}/oauth/v2/accessToken`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        accept: 'application/json',
-        'user-agent': http.userAgent ?? 'social-publisher-mcp',
-      },
-      body,
-      timeoutMs: http.timeoutMs ?? 15_000,
-      secrets,
-    });
-  } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
-    throw new Error(`Could not reach ${origin} (${hideSecrets(detail, secrets)}): try again.`);
-  }
-  const json = (answer.json ?? {}) as Record<string, unknown>;
-  if (answer.status === 200 && typeof json.access_token === 'string' && json.access_token) {
-    secrets.push(json.access_token);
-    const expiresIn = typeof json.expires_in === 'number' ? json.expires_in : undefined;
-    return {
-      accessToken: json.access_token,
-      ...(typeof json.refresh_token === 'string' ? { refreshToken: json.refresh_token } : {}),
-      ...(expiresIn === undefined ? {} : { expiresAtMs: Date.now() + expiresIn * 1000 }),
-      ...(typeof json.scope === 'string' ? { scope: json.scope.replaceAll(',', ' ') } : {}),
-    };
-  }
-  const error = typeof json.error === 'string' ? json.error : '';
-  const description = typeof json.error_description === 'string' ? json.error_description : '';
-  const said = hideSecrets(
-    error ? `${error}${description ? `: ${description}` : ''}` : linkedinSaid(answer),
+  const refreshing = form.grant_type === 'refresh_token';
+  const tokens = await callTokenEndpoint({
+    platform: 'LinkedIn',
+    url: `${linkedinOrigin(endpoint, 'sign-in')}/oauth/v2/accessToken`,
+    form: { ...form, client_id: client.clientId, client_secret: client.clientSecret },
+    http,
     secrets,
-  );
-  if (error === 'invalid_client' || answer.status === 401) {
-    throw new Error(
-      `LinkedIn did not accept the app's credentials (${said}): check the LinkedIn app's client id and client secret (its Auth tab on https://www.linkedin.com/developers/apps).`,
-    );
-  }
-  if (form.grant_type === 'refresh_token') throw new Error(`LinkedIn refused the refresh token (${said})`);
-  throw new Error(`LinkedIn did not accept the code (${said}): sign in again and use the new code at once.`);
+    said: (answer) => {
+      const json = (answer.json ?? {}) as Record<string, unknown>;
+      return typeof json.error === 'string' ? oauthSaid(answer) : linkedinSaid(answer);
+    },
+    checkApp:
+      "check the LinkedIn app's client id and client secret (its Auth tab on https://www.linkedin.com/developers/apps).",
+    refusal: (said) =>
+      refreshing
+        ? `LinkedIn refused the refresh token (${said})`
+        : `LinkedIn did not accept the code (${said}): sign in again and use the new code at once.`,
+  });
+  return tokens.scope === undefined ? tokens : { ...tokens, scope: tokens.scope.replaceAll(',', ' ') };
 }
 
 type Http = Partial<OAuthHttp> & { version?: string };

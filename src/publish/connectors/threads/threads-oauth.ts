@@ -18,8 +18,8 @@
  *
  * The app secret, the code and the tokens never appear in an error message.
  */
-import { callPlatform, hideSecrets, type PlatformAnswer } from '../../platform-http.js';
-import { graphOrigin, graphSaid } from '../meta/graph.js';
+import { graphOrigin } from '../meta/graph.js';
+import { metaTokenCall } from '../meta/meta-token.js';
 import type { OAuthHooks, OAuthHttp, OAuthTokens } from '../module.js';
 
 /**
@@ -45,49 +45,23 @@ export function threadsTokenOrigin(authRoot: string): string {
 type Http = Partial<OAuthHttp>;
 
 /** One call of a token endpoint; the tokens, or an Error that says what to do. */
-async function tokenCall(
+function tokenCall(
   url: string,
   init: { method: 'GET' | 'POST'; body?: URLSearchParams },
   http: Http,
   secrets: string[],
   refusal: (said: string) => string,
 ): Promise<OAuthTokens> {
-  let answer: PlatformAnswer;
-  const where = url.split('?')[0];
-  try {
-    answer = await callPlatform(url, {
-      method: init.method,
-      headers: {
-        accept: 'application/json',
-        'user-agent': http.userAgent ?? 'social-publisher-mcp',
-        ...(init.body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
-      },
-      ...(init.body ? { body: init.body.toString() } : {}),
-      timeoutMs: http.timeoutMs ?? 15_000,
-      secrets,
-    });
-  } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
-    throw new Error(
-      `Could not reach Threads' token endpoint ${where} (${hideSecrets(detail, secrets)}): try again.`,
-    );
-  }
-  const json = (answer.json ?? {}) as Record<string, unknown>;
-  if (answer.status === 200 && typeof json.access_token === 'string' && json.access_token) {
-    secrets.push(json.access_token);
-    const expiresIn = Number(json.expires_in);
-    return {
-      accessToken: json.access_token,
-      ...(Number.isFinite(expiresIn) && expiresIn > 0 ? { expiresAtMs: Date.now() + expiresIn * 1000 } : {}),
-    };
-  }
-  const said = hideSecrets(graphSaid(answer), secrets);
-  if (/client_secret|client secret|app secret|Invalid Client ID|client_id/i.test(said)) {
-    throw new Error(
-      `Threads did not accept the app's credentials (${said}): check the Threads App ID and Threads App Secret (App settings → Basic of the app's Threads use case on https://developers.facebook.com/apps).`,
-    );
-  }
-  throw new Error(refusal(said));
+  return metaTokenCall({
+    platform: 'Threads',
+    url,
+    ...(init.body ? { form: Object.fromEntries(init.body) } : {}),
+    http,
+    secrets,
+    checkApp:
+      "check the Threads App ID and Threads App Secret (App settings → Basic of the app's Threads use case on https://developers.facebook.com/apps).",
+    refusal,
+  });
 }
 
 /** The long-lived token stored as its own refresh token (see above). */

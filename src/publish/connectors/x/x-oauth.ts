@@ -10,8 +10,8 @@
  *
  * No error message holds the client secret, a code, a verifier or a token.
  */
-import { callPlatform, hideSecrets, type PlatformAnswer } from '../../platform-http.js';
-import type { OAuthHooks, OAuthHttp, OAuthTokens } from '../module.js';
+import type { OAuthHooks } from '../module.js';
+import { callTokenEndpoint } from '../token-endpoint.js';
 
 /** What the connector needs: post (tweet.write with tweet.read, users.read), upload, refresh. */
 export const X_SCOPES = ['tweet.read', 'tweet.write', 'users.read', 'media.write', 'offline.access'] as const;
@@ -42,72 +42,8 @@ export function xTokenUrl(authRoot: string): string {
   return origin === X_AUTH_ROOT ? `${X_API_ROOT}${TOKEN_PATH}` : `${origin}${TOKEN_PATH}`;
 }
 
-/** What X's OAuth endpoints said: `error_description`, `error`, a problem's `detail`, or the body. */
-export function xOAuthSaid(answer: PlatformAnswer): string {
-  const body = (answer.json ?? {}) as Record<string, unknown>;
-  for (const key of ['error_description', 'detail', 'error', 'title']) {
-    const value = body[key];
-    if (typeof value === 'string' && value) {
-      return key === 'error_description' && typeof body.error === 'string'
-        ? `${body.error}: ${value}`
-        : value;
-    }
-  }
-  return answer.text.replace(/\s+/g, ' ').trim().slice(0, 300) || `HTTP ${answer.status}`;
-}
-
-interface TokenCall extends Partial<OAuthHttp> {
-  endpoint: string;
-  clientId: string;
-  clientSecret: string;
-  form: Record<string, string>;
-  /** Never repeated in an error. */
-  secrets: string[];
-}
-
-/** One POST to the token endpoint; its tokens, or an Error that says what to do. */
-async function requestTokens(call: TokenCall, nowMs: number, refusal: (said: string) => string) {
-  const url = xTokenUrl(call.endpoint);
-  const secrets = [call.clientSecret, ...call.secrets];
-  let answer: PlatformAnswer;
-  try {
-    answer = await callPlatform(url, {
-      method: 'POST',
-      headers: {
-        authorization: `Basic ${Buffer.from(`${call.clientId}:${call.clientSecret}`).toString('base64')}`,
-        'content-type': 'application/x-www-form-urlencoded',
-        accept: 'application/json',
-        'user-agent': call.userAgent ?? 'social-publisher-mcp',
-      },
-      body: new URLSearchParams(call.form).toString(),
-      timeoutMs: call.timeoutMs ?? 15_000,
-      secrets,
-    });
-  } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
-    throw new Error(
-      `Could not reach X's token endpoint ${url} (${hideSecrets(detail, secrets)}): try again.`,
-    );
-  }
-  const body = (answer.json ?? {}) as Record<string, unknown>;
-  const token = body.access_token;
-  if (answer.status === 200 && typeof token === 'string' && token) {
-    const tokens: OAuthTokens = { accessToken: token };
-    if (typeof body.refresh_token === 'string' && body.refresh_token)
-      tokens.refreshToken = body.refresh_token;
-    const expiresIn = Number(body.expires_in);
-    if (Number.isFinite(expiresIn) && expiresIn > 0) tokens.expiresAtMs = nowMs + expiresIn * 1000;
-    if (typeof body.scope === 'string') tokens.scope = body.scope;
-    return tokens;
-  }
-  const said = hideSecrets(xOAuthSaid(answer), secrets);
-  if (answer.status === 401) {
-    throw new Error(
-      `X did not accept the app's credentials (${said}): check the app's OAuth 2.0 Client ID and Client Secret given to the program.`,
-    );
-  }
-  throw new Error(refusal(said));
-}
+/** How to check X's app, when X refuses its credentials. */
+const CHECK_APP = "check the app's OAuth 2.0 Client ID and Client Secret given to the program.";
 
 export const xOAuth: OAuthHooks = {
   scopes: X_SCOPES,
@@ -140,27 +76,30 @@ export const xOAuth: OAuthHooks = {
       redirect_uri: redirectUri,
     };
     if (codeVerifier) form.code_verifier = codeVerifier;
-    return requestTokens(
-      { endpoint, clientId, clientSecret, form, secrets: [code, codeVerifier ?? ''], ...http },
-      Date.now(),
-      (said) =>
+    return callTokenEndpoint({
+      platform: 'X',
+      url: xTokenUrl(endpoint),
+      form,
+      basic: { clientId, clientSecret },
+      http,
+      secrets: [code, codeVerifier ?? ''],
+      checkApp: CHECK_APP,
+      refusal: (said) =>
         `X did not accept the sign-in's code (${said}): codes last 30 seconds and work once; sign in again, with the redirect URI registered in the app exactly as given.`,
-    );
+    });
   },
 
   /** X rotates the refresh token: the one answered replaces the one spent. */
   refresh({ endpoint, refreshToken, clientId, clientSecret, ...http }) {
-    return requestTokens(
-      {
-        endpoint,
-        clientId,
-        clientSecret,
-        form: { grant_type: 'refresh_token', refresh_token: refreshToken },
-        secrets: [refreshToken],
-        ...http,
-      },
-      Date.now(),
-      (said) => `X refused the refresh token (${said})`,
-    );
+    return callTokenEndpoint({
+      platform: 'X',
+      url: xTokenUrl(endpoint),
+      form: { grant_type: 'refresh_token', refresh_token: refreshToken },
+      basic: { clientId, clientSecret },
+      http,
+      secrets: [refreshToken],
+      checkApp: CHECK_APP,
+      refusal: (said) => `X refused the refresh token (${said})`,
+    });
   },
 };
