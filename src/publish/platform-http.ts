@@ -35,7 +35,7 @@ export class PlatformUnreachable extends Error {
 }
 
 export interface PlatformRequest {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
   headers?: Record<string, string>;
   /** JSON or form text, a multipart form (undici's FormData), or bytes (a part, a file streamed). */
   body?: string | FormData | Uint8Array | Readable;

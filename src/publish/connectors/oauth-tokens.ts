@@ -149,3 +149,35 @@ export async function renewedSecret(
   }
   return tokensSecret({ ...renewed, refreshToken: renewed.refreshToken ?? tokens.refreshToken });
 }
+
+/**
+ * A connection's token for its API calls (`PlatformApi`), kept by a TokenKeeper at the connection's
+ * auth root (`settings.authRoot`, else the app's), with every secret known up front: the stored secret,
+ * its tokens and the app's client secret. A secret that is not a sign-in's tokens gives a token that
+ * rejects with SignInExpired, so every step asks for a reconnect with the reason.
+ */
+export function connectionToken(
+  connection: { secret: string; settings: Readonly<Record<string, unknown>> },
+  options: Omit<TokenKeeperOptions, 'secret' | 'authRoot'> & { authRoot: string },
+): { token: Pick<TokenKeeper, 'token' | 'refused'>; secrets: string[] } {
+  const { authRoot } = connection.settings;
+  const client = options.context.oauthClient?.()?.clientSecret ?? '';
+  try {
+    const keeper = new TokenKeeper({
+      ...options,
+      secret: connection.secret,
+      authRoot: typeof authRoot === 'string' ? authRoot : options.authRoot,
+    });
+    const tokens = tokensOf(connection.secret);
+    return {
+      token: keeper,
+      secrets: [connection.secret, tokens.accessToken, tokens.refreshToken ?? '', client],
+    };
+  } catch (error) {
+    const expired = new SignInExpired((error as Error).message);
+    return {
+      token: { token: () => Promise.reject(expired), refused: () => Promise.reject(expired) },
+      secrets: [connection.secret, client],
+    };
+  }
+}

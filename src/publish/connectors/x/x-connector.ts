@@ -27,8 +27,8 @@ import type {
 } from '../../../ports.js';
 import type { ConnectionDetails, ConnectorContext, MediaSource, OpenConnector } from '../../connector.js';
 import { limitOf } from '../http.js';
-import { SignInExpired, TokenKeeper, tokensOf } from '../oauth-tokens.js';
-import { XApi, type XStage } from './x-api.js';
+import { connectionToken } from '../oauth-tokens.js';
+import { type XApi, type XStage, xApi } from './x-api.js';
 import { describeMedia, mediaCategoryOf, processingOf, uploadMedia } from './x-media.js';
 import { findOurPost, mediaRefusal, postBody, replyBody, timelineOf } from './x-post.js';
 
@@ -96,30 +96,15 @@ class XPublisher implements Publisher {
     private readonly connection: ConnectionDetails & { channelId: number; secret: string },
     private readonly context: ConnectorContext,
   ) {
-    const { authRoot, username } = connection.settings;
-    let keeper: Pick<TokenKeeper, 'token' | 'refused'>;
-    let known: string[] = [];
-    try {
-      keeper = new TokenKeeper({
-        secret: connection.secret,
-        hooks: async () => (await import('./x-oauth.js')).xOAuth,
-        authRoot: typeof authRoot === 'string' ? authRoot : 'https://x.com',
-        platform: 'X',
-        context,
-      });
-      const tokens = tokensOf(connection.secret);
-      known = [tokens.accessToken, tokens.refreshToken ?? ''];
-    } catch (error) {
-      // Not the tokens of a sign-in: every step asks for a reconnect, with the reason.
-      const expired = new SignInExpired((error as Error).message);
-      keeper = { token: () => Promise.reject(expired), refused: () => Promise.reject(expired) };
-    }
+    const { username } = connection.settings;
+    const { token, secrets } = connectionToken(connection, {
+      hooks: async () => (await import('./x-oauth.js')).xOAuth,
+      authRoot: 'https://x.com',
+      platform: 'X',
+      context,
+    });
     this.username = typeof username === 'string' ? username : connection.account.replace(/^@/, '');
-    this.api = new XApi(connection.endpoint.replace(/\/+$/, ''), connection.account, keeper, context, [
-      connection.secret,
-      ...known,
-      context.oauthClient?.()?.clientSecret ?? '',
-    ]);
+    this.api = xApi(connection.endpoint.replace(/\/+$/, ''), connection.account, token, context, secrets);
   }
 
   /** Uploads the post's media ahead of the due time: `prepared`, or `pending` while X processes one. */
@@ -143,7 +128,7 @@ class XPublisher implements Publisher {
       state ??= await this.uploadAll(job, 'commit');
       if (state.processing.length > 0) return this.pending({ ...state, step: 'commit' });
       stage = 'post';
-      const answer = await this.api.postJson('/2/tweets', postBody(job.content, state.mediaIds));
+      const answer = await this.api.json('POST', '/2/tweets', postBody(job.content, state.mediaIds));
       return this.sent(answer);
     } catch (error) {
       return this.failed(error, stage);
@@ -190,7 +175,7 @@ class XPublisher implements Publisher {
   async comment(job: CommentJob): Promise<PublishOutcome> {
     if (!job.externalId) return { ok: false, kind: 'refused', reason: 'The X post to reply to has no id.' };
     try {
-      return this.sent(await this.api.postJson('/2/tweets', replyBody(job.comment, job.externalId)));
+      return this.sent(await this.api.json('POST', '/2/tweets', replyBody(job.comment, job.externalId)));
     } catch (error) {
       return this.failed(error, 'reply');
     }

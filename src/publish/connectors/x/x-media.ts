@@ -12,7 +12,8 @@
 import { FormData } from 'undici';
 import type { MediaSource } from '../../connector.js';
 import type { PlatformAnswer } from '../../platform-http.js';
-import { type XApi, XRefusal } from './x-api.js';
+import { PlatformRefusal } from '../platform-api.js';
+import type { XApi } from './x-api.js';
 
 /** The most bytes of one APPEND: 1 MiB, or more for a video that would need over 1,000 segments. */
 const CHUNK_BYTES = 1024 * 1024;
@@ -53,7 +54,7 @@ export async function uploadMedia(api: XApi, file: MediaSource, nowMs: number): 
     });
     return uploadedOf(answer, nowMs);
   }
-  const init = await api.postJson('/2/media/upload/initialize', {
+  const init = await api.json('POST', '/2/media/upload/initialize', {
     media_type: file.type,
     total_bytes: file.size,
     media_category: category,
@@ -89,9 +90,9 @@ export async function describeMedia(
 ): Promise<void> {
   const text = [...alt].slice(0, ALT_TEXT_LIMIT).join('');
   try {
-    await api.postJson('/2/media/metadata', { id, metadata: { alt_text: { text } } });
+    await api.json('POST', '/2/media/metadata', { id, metadata: { alt_text: { text } } });
   } catch (error) {
-    const status = error instanceof XRefusal ? error.answer.status : 0;
+    const status = error instanceof PlatformRefusal ? error.answer.status : 0;
     if (status < 400 || status >= 500 || status === 401 || status === 429) throw error;
     log(`X did not take the alt text of media ${id} (HTTP ${status}): the post goes without it.`);
   }
@@ -121,7 +122,7 @@ function uploadedOf(answer: PlatformAnswer, nowMs: number): UploadedMedia {
   const data = dataOf(answer);
   const id = typeof data.id === 'string' ? data.id : data.media_id_string;
   // A 2xx without an id is no upload: a gateway's answer, worth trying again.
-  if (typeof id !== 'string' || !id) throw new XRefusal({ ...answer, status: 502 });
+  if (typeof id !== 'string' || !id) throw new PlatformRefusal({ ...answer, status: 502 });
   const processing = processingStateOf(data.processing_info);
   const expires = Number(data.expires_after_secs);
   return {
