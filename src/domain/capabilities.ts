@@ -36,6 +36,11 @@ export interface Capabilities {
   /** Most poll options, and the longest option. */
   maxPollOptions?: number;
   maxPollOptionLength?: number;
+  /**
+   * False where the connected platform has no way to comment on a post (Google Business Profile,
+   * Pinterest, TikTok): the auto-comment is not posted, and pre-flight says so. Absent: comments work.
+   */
+  comments?: boolean;
 }
 
 /**

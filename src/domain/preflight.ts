@@ -57,6 +57,9 @@ export function preflightChannel(
       warn('change', 'Bluesky has no polls: the question and the options are added to the text instead.'),
     );
   }
+  if (payload.comment && caps.comments === false) {
+    warnings.push(warn('change', `${platform} has no comments: the auto-comment is not posted there.`));
+  }
   // A channel without a connection of its own stands in for its platform: what the platform would refuse
   // is told as such, though the sandbox records it anyway.
   const standIn = channel.connector === 'sandbox' || channel.connector === 'webhook';

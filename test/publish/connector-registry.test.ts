@@ -175,12 +175,11 @@ describe('connect, from the modules', () => {
     ).toMatchObject({
       redirect: 'paste',
     });
-    expect(parse('myspace', '--brand', 'A')).toBe(
-      'connect: unknown platform "myspace"; use mastodon, bluesky, telegram, linkedin, x, facebook or threads.',
-    );
-    expect(parse()).toBe(
-      'connect needs the platform: mastodon, bluesky, telegram, linkedin, x, facebook or threads.',
-    );
+    // Every registered platform, in the registry's order, the last after "or".
+    const platforms = `${CONNECTED_KINDS.slice(0, -1).join(', ')} or ${CONNECTED_KINDS.at(-1)}`;
+    expect(platforms).toMatch(/^mastodon, bluesky, telegram, linkedin, x, facebook, threads(, \w+)* or \w+$/);
+    expect(parse('myspace', '--brand', 'A')).toBe(`connect: unknown platform "myspace"; use ${platforms}.`);
+    expect(parse()).toBe(`connect needs the platform: ${platforms}.`);
     expect(parse('telegram', '--brand', 'A', '--chat', '@c', '--paste-code')).toBe(
       'connect telegram does not take --paste-code.',
     );
