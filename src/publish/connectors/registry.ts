@@ -14,15 +14,25 @@ import { facebook } from './facebook/index.js';
 import { linkedin } from './linkedin/index.js';
 import { mastodon } from './mastodon/index.js';
 import type { ConnectorModule } from './module.js';
+import { pinterest } from './pinterest/index.js';
 import { telegram } from './telegram/index.js';
 import { threads } from './threads/index.js';
 import { x } from './x/index.js';
 
 /** In the order help, errors and docs list them. */
-export const CONNECTOR_MODULES = [mastodon, bluesky, telegram, linkedin, x, facebook, threads] as const;
+export const CONNECTOR_MODULES = [
+  mastodon,
+  bluesky,
+  telegram,
+  linkedin,
+  x,
+  facebook,
+  threads,
+  pinterest,
+] as const;
 
 /** A platform with a connector of its own: `mastodon`, `bluesky`, `telegram`, `linkedin`, `x`, `facebook`,
- * `threads`. */
+ * `threads`, `pinterest`. */
 export type ConnectedKind = (typeof CONNECTOR_MODULES)[number]['kind'];
 
 /** The publishers of every channel without a connection; the operator configures one of them. */
