@@ -167,7 +167,7 @@ function checkFields(
 ): void {
   const fields = [
     { name: 'title', value: content.title, limit: caps.titleLimit },
-    { name: 'alt', value: content.alt, limit: caps.altLimit },
+    { name: 'alt text', value: content.alt, limit: caps.altLimit },
     { name: 'link', value: content.link, limit: caps.linkLimit },
   ];
   for (const { name, value, limit } of fields) {

@@ -95,7 +95,7 @@ describe('Pinterest sign-in', () => {
         clientSecret,
         ...http,
       });
-    await expect(exchange('wrong-secret')).rejects.toThrow(/check SOCIAL_PUBLISHER_PINTEREST_CLIENT_ID/);
+    await expect(exchange('wrong-secret')).rejects.toThrow(/check the Pinterest app's credentials/);
     await exchange(client().clientSecret);
     const again = await exchange(client().clientSecret).catch((error: Error) => error.message);
     expect(again).toMatch(/Pinterest did not accept the code \(Invalid authorization code\. \(code 1\)\)/);

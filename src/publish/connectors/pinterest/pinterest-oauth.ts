@@ -128,7 +128,7 @@ async function tokenRequest(
   const said = hideSecrets(pinterestSaid(answer), secrets);
   if (answer.status === 401 || /client|app id|app secret|credentials/i.test(said)) {
     throw new Error(
-      `Pinterest did not accept the app's credentials (${said}): check SOCIAL_PUBLISHER_PINTEREST_CLIENT_ID and SOCIAL_PUBLISHER_PINTEREST_CLIENT_SECRET (the App id and App secret key on https://developers.pinterest.com/apps/).`,
+      `Pinterest did not accept the app's credentials (${said}): check the Pinterest app's credentials (its App id and App secret key on https://developers.pinterest.com/apps/).`,
     );
   }
   if (form.grant_type === 'refresh_token') throw new Error(`Pinterest refused the refresh token (${said})`);
