@@ -21,6 +21,7 @@ import {
   restClient,
   type Serve,
   startServe,
+  uploadThroughServe,
   waitForPost,
   waitForStderr,
 } from '../support/connected-program.js';
@@ -79,25 +80,12 @@ async function connected(): Promise<{ env: Record<string, string>; channelId: nu
   return { env, channelId: (JSON.parse(out.stdout.text) as ChannelDetailJson).id };
 }
 
-/** Uploads a file through serve's REST API; its media id. */
-async function upload(serve: Serve, bytes: Buffer, type: string, name: string): Promise<string> {
-  const form = new FormData();
-  form.append('media', new Blob([new Uint8Array(bytes)], { type }), name);
-  const answer = await fetch(`${serve.url}/v1/brands/1/media`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${serve.key}` },
-    body: form,
-  });
-  expect(answer.status).toBe(201);
-  return ((await answer.json()) as { data: { id: string } }).data.id;
-}
-
 it('a scheduled pin with every field goes to the board once, at its time; its comment is skipped, unsent', async () => {
   const { env, channelId } = await connected();
   const serve = await startServe(env);
   serves.push(serve);
   const rest = restClient(serve);
-  const image = await upload(serve, pngBytes(9), 'image/png', 'tomatoes.png');
+  const image = await uploadThroughServe(serve, pngBytes(9), 'image/png', 'tomatoes.png');
   const dueAt = Date.now() + 2_000;
   const postId = await createPost(rest, await collectionId(rest, 'Newsletter'), {
     publishMode: 'SCHEDULE',
@@ -146,7 +134,7 @@ it('a video goes up once to the S3 form, waits for processing, and is pinned onc
   serves.push(serve);
   const rest = restClient(serve);
   const newsletter = await collectionId(rest, 'Newsletter');
-  const video = await upload(serve, mp4Bytes(), 'video/mp4', 'roast.mp4');
+  const video = await uploadThroughServe(serve, mp4Bytes(), 'video/mp4', 'roast.mp4');
   const videoPost = await createPost(rest, newsletter, {
     publishMode: 'IMMEDIATE',
     title: 'Roasting, live',
@@ -154,7 +142,9 @@ it('a video goes up once to the S3 form, waits for processing, and is pinned onc
     media: [{ id: video }],
   });
   expect((await waitForPost(rest, videoPost)).status).toBe('published');
-  const images = [1, 2, 3].map((shade) => upload(serve, pngBytes(shade), 'image/png', `step-${shade}.png`));
+  const images = [1, 2, 3].map((shade) =>
+    uploadThroughServe(serve, pngBytes(shade), 'image/png', `step-${shade}.png`),
+  );
   const carousel = await createPost(rest, newsletter, {
     publishMode: 'IMMEDIATE',
     caption: 'Three steps',

@@ -5,16 +5,10 @@
  * when Pinterest says `succeeded`. A lost answer is not sent again; the auto-comment is skipped with
  * Pinterest's reason, nothing sent.
  */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { ChannelConnectors } from '../../src/publish/channel-connectors.js';
 import { tokensSecret } from '../../src/publish/connectors/oauth-tokens.js';
-import { mediaLoader } from '../../src/publish/media-loader.js';
-import { SandboxPublisher } from '../../src/publish/sandbox-publisher.js';
-import { Scheduler } from '../../src/publish/scheduler.js';
-import { LocalPublishingService } from '../../src/service/local-service.js';
-import { openTestRuntime, type TestRuntime } from '../support/local.js';
+import type { TestRuntime } from '../support/local.js';
+import { openEngineRuntime, openOAuthEngine } from '../support/oauth-engine.js';
 import { type PinterestServer, startPinterestServer } from '../support/pinterest-server.js';
 
 const PROCESSING_MS = 5 * 60_000;
@@ -30,67 +24,22 @@ afterEach(async () => {
 });
 
 async function setUp() {
-  rt = await openTestRuntime({ demo: false, now: Date.now() });
+  rt = await openEngineRuntime();
   pinterest = await startPinterestServer({ now: () => rt.clock.now(), videoProcessingMs: PROCESSING_MS });
   const board = pinterest.boards[0]!;
-  await rt.importWorkspace({
-    brands: [
-      {
-        title: 'Acme',
-        timezone: 'Europe/London',
-        channels: [
-          {
-            name: 'Acme on Pinterest',
-            type: 'Pinterest',
-            connection: {
-              connector: 'pinterest',
-              account: board.name,
-              accountId: board.id,
-              instance: pinterest.url,
-              secretEnv: 'ACME_PINTEREST',
-            },
-          },
-        ],
-        collections: [{ title: 'Pinterest', channels: ['Acme on Pinterest'] }],
-      },
-    ],
-    users: [{ name: 'Ada', timezone: 'Europe/London', apiKey: 'ada-key-0123456789', brands: ['Acme'] }],
-  });
-  const { store, secrets } = rt.runtime;
   const tokens = pinterest.signedIn();
-  const secret = tokensSecret({ ...tokens, expiresAtMs: rt.clock.now() + 30 * 86_400_000 });
-  const scheduler = () => {
-    const fallback = new SandboxPublisher(store.sandbox, rt.clock);
-    const connectors = new ChannelConnectors({
-      store,
-      secrets,
-      fallback,
-      readEnv: (name) => (name === 'ACME_PINTEREST' ? secret : undefined),
-      context: {
-        loadMedia: mediaLoader(store, undefined, undefined),
-        clock: rt.clock,
-        log: () => {},
-        timeoutMs: 500,
-        userAgent: 'test',
-      },
-    });
-    return new Scheduler({ store, clock: rt.clock, publisher: fallback, connectors, concurrency: 1 });
-  };
-  const brandId = (await store.findBrandIdByTitle('Acme'))!;
-  const [collection] = await store.listCollections(brandId, { limit: 10, offset: 0 });
-  const user = (await store.onlyUser())!;
-  const publish = async (payload: Record<string, unknown>) => {
-    const service = new LocalPublishingService(rt.runtime, user);
-    const { id } = await service.createPost({ brandId, collectionId: collection!.id, ...payload });
-    return () => service.getPost({ brandId, postId: id! });
-  };
-  const upload = async (name: string, bytes: Uint8Array) => {
-    const path = join(rt.dataDir, name);
-    writeFileSync(path, bytes);
-    const service = new LocalPublishingService({ ...rt.runtime, allowLocalPaths: true }, user);
-    return (await service.uploadMedia({ brandId, path })).id;
-  };
-  return { scheduler, publish, upload };
+  return openOAuthEngine(
+    rt,
+    {
+      name: 'Acme on Pinterest',
+      type: 'Pinterest',
+      connector: 'pinterest',
+      account: board.name,
+      accountId: board.id,
+      instance: pinterest.url,
+    },
+    tokensSecret({ ...tokens, expiresAtMs: rt.clock.now() + 30 * 86_400_000 }),
+  );
 }
 
 it('a video Pinterest processes for five minutes holds nothing; another process pins it once, when ready', async () => {

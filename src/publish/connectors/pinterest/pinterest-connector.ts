@@ -30,6 +30,7 @@ import type {
 import type { ConnectionDetails, ConnectorContext, MediaSource, OpenConnector } from '../../connector.js';
 import { limitOf } from '../http.js';
 import { SignInExpired, TokenKeeper, tokensOf } from '../oauth-tokens.js';
+import { type ProcessingSchedule, processingPending } from '../processing.js';
 import { Malformed, PinterestApi, type PinterestStage, type PinterestToken } from './pinterest-api.js';
 import { PINTEREST_AUTH_ROOT } from './pinterest-failures.js';
 import {
@@ -47,10 +48,8 @@ const HOUR_MS = 3_600_000;
 /** How long before the due time a video may be uploaded (see above). */
 export const PINTEREST_PREPARE_LEAD_MS = HOUR_MS;
 const PREPARED_KEPT_MS = 6 * HOUR_MS;
-/** The first check of a processing video, then half as long again each time, up to the longest. */
-const CHECK_MS = { first: 5_000, longest: 60_000 };
-/** How long a video may stay in processing before the delivery fails. */
-const PROCESSING_DEADLINE_MS = 60 * 60_000;
+/** When a processing video is looked at again, and how long it may process before the delivery fails. */
+const PROCESSING: ProcessingSchedule = { firstMs: 5_000, longestMs: 60_000, deadlineMs: 60 * 60_000 };
 
 export const NO_COMMENTS =
   'Pinterest has no way to post a comment through its API: the auto-comment is skipped.';
@@ -304,14 +303,12 @@ class PinterestPublisher implements Publisher {
   }
 
   private pending(state: PinterestState): PendingOutcome {
-    const wait = Math.min(CHECK_MS.first * 1.5 ** state.checks, CHECK_MS.longest);
-    return {
-      ok: 'pending',
-      state: { ...state },
-      checkAtMs: this.now() + Math.round(wait),
-      reason: 'Pinterest is processing the video of the pin.',
-      deadlineAtMs: state.sinceMs + PROCESSING_DEADLINE_MS,
-    };
+    return processingPending(
+      { ...state },
+      PROCESSING,
+      this.now(),
+      'Pinterest is processing the video of the pin.',
+    );
   }
 }
 

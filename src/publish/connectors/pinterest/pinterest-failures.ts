@@ -5,7 +5,7 @@
  * Trial access writing to production (code 29: it must use the API sandbox). The media upload target
  * (Amazon S3) answers XML `<Error><Code>…</Code><Message>…</Message></Error>`.
  */
-import { type PlatformAnswer, summarise } from '../../platform-http.js';
+import { type PlatformAnswer, platformOrigin, summarise } from '../../platform-http.js';
 import type { PlatformHooks } from '../http.js';
 
 export const PINTEREST_API_ROOT = 'https://api.pinterest.com';
@@ -61,17 +61,5 @@ export const PINTEREST_HOOKS: PlatformHooks = {
 
 /** `https://host` of an address, http only to a loopback address (a local stand-in). */
 export function pinterestOrigin(address: string, what: string): string {
-  let url: URL;
-  try {
-    url = new URL(address.trim());
-  } catch {
-    throw new Error(
-      `"${address}" is not a Pinterest ${what} address: give a URL like ${PINTEREST_API_ROOT}.`,
-    );
-  }
-  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
-    throw new Error(`The Pinterest ${what} address must use https, not ${url.protocol}`);
-  }
-  return url.origin;
+  return platformOrigin(address, 'Pinterest', what, PINTEREST_API_ROOT);
 }
