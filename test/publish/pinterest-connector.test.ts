@@ -203,6 +203,25 @@ describe('Pinterest: a video pin', () => {
     expect(cover.cover_image_content_type).toBe('image/jpeg');
   });
 
+  it('a video prepared more than 6 hours before the commit is uploaded again; an image post prepares nothing', async () => {
+    const publisher = await world.open();
+    const job = pinJob({ media: [world.file('v', 'video/mp4', 5_000)] });
+    const prepared = await publisher.prepare!(job);
+    expect(prepared).toMatchObject({ ok: 'prepared', expiresAtMs: world.clock.nowMs + 6 * 3_600_000 });
+    world.clock.nowMs += 6 * 3_600_000 + 1;
+    const state = prepared.ok === 'prepared' ? prepared.state : {};
+    expect(await publisher.deliver({ ...job, state })).toMatchObject({ ok: true });
+    expect(world.server.kit.requestsTo('/v5/media', 'POST')).toHaveLength(2);
+    const [first, second] = world.server.videos.keys();
+    expect(world.server.pins.map((pin) => pin.videoId)).toEqual([second]);
+    expect(first).not.toBe(second);
+    const asked = world.server.kit.log.length;
+    expect(await publisher.prepare!(pinJob({ media: [world.file('m1', 'image/png')] }))).toMatchObject({
+      ok: 'prepared',
+    });
+    expect(world.server.kit.log).toHaveLength(asked);
+  });
+
   it('a video Pinterest fails to process is refused, and no pin is made', async () => {
     const publisher = await world.open();
     world.server.state.failVideos = true;
