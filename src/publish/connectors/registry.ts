@@ -15,6 +15,7 @@ import { googlebusiness } from './googlebusiness/index.js';
 import { linkedin } from './linkedin/index.js';
 import { mastodon } from './mastodon/index.js';
 import type { ConnectorModule } from './module.js';
+import { pinterest } from './pinterest/index.js';
 import { telegram } from './telegram/index.js';
 import { threads } from './threads/index.js';
 import { x } from './x/index.js';
@@ -29,10 +30,11 @@ export const CONNECTOR_MODULES = [
   facebook,
   threads,
   googlebusiness,
+  pinterest,
 ] as const;
 
 /** A platform with a connector of its own: `mastodon`, `bluesky`, `telegram`, `linkedin`, `x`, `facebook`,
- * `threads`, `googlebusiness`. */
+ * `threads`, `googlebusiness`, `pinterest`. */
 export type ConnectedKind = (typeof CONNECTOR_MODULES)[number]['kind'];
 
 /** The publishers of every channel without a connection; the operator configures one of them. */
