@@ -17,6 +17,7 @@ import { mastodon } from './mastodon/index.js';
 import type { ConnectorModule } from './module.js';
 import { telegram } from './telegram/index.js';
 import { threads } from './threads/index.js';
+import { tiktok } from './tiktok/index.js';
 import { x } from './x/index.js';
 
 /** In the order help, errors and docs list them. */
@@ -29,10 +30,11 @@ export const CONNECTOR_MODULES = [
   facebook,
   threads,
   googlebusiness,
+  tiktok,
 ] as const;
 
 /** A platform with a connector of its own: `mastodon`, `bluesky`, `telegram`, `linkedin`, `x`, `facebook`,
- * `threads`, `googlebusiness`. */
+ * `threads`, `googlebusiness`, `tiktok`. */
 export type ConnectedKind = (typeof CONNECTOR_MODULES)[number]['kind'];
 
 /** The publishers of every channel without a connection; the operator configures one of them. */
