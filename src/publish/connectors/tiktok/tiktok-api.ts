@@ -110,7 +110,9 @@ export class TikTokApi {
     if (typeof url !== 'string' || !/^https?:\/\//.test(url)) {
       throw new NotForTikTok('TikTok answered the upload without an upload address: post it again.');
     }
-    this.uploadUrls.push(url);
+    // The address and its upload token, which a refusal may repeat on its own.
+    const token = /[?&]upload_token=([^&#]+)/.exec(url)?.[1];
+    this.uploadUrls.push(url, ...(token ? [token, decodeURIComponent(token)] : []));
     return url;
   }
 

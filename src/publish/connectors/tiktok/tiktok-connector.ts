@@ -83,6 +83,14 @@ function readState(state: DeliveryJob['state']): TikTokState | undefined {
   };
 }
 
+/**
+ * The first of `publicaly_available_post_id`, read from the answer's text: TikTok writes the int64 ids
+ * as JSON numbers, which JSON.parse would round (19 digits do not fit a double).
+ */
+export function publicPostIdOf(text: string): string | undefined {
+  return /"publicaly_available_post_id"\s*:\s*\[\s*"?(\d+)/.exec(text)?.[1];
+}
+
 /** What a FAILED post's `fail_reason` means, where TikTok's code needs words. */
 const FAIL_ADVICE: Record<string, string> = {
   duration_check_failed: "the video is longer than the creator's TikTok allows",
@@ -284,7 +292,9 @@ class TikTokPublisher implements Publisher {
 
   /** The post's next step by its status. */
   private async afterStatus(state: TikTokState): Promise<StepOutcome> {
-    const { data } = await this.api.post('/v2/post/publish/status/fetch/', { publish_id: state.publishId });
+    const { data, answer } = await this.api.post('/v2/post/publish/status/fetch/', {
+      publish_id: state.publishId,
+    });
     const status = typeof data.status === 'string' ? data.status : '';
     if (status === 'FAILED') return this.failed(data.fail_reason);
     if (status === 'SEND_TO_USER_INBOX') {
@@ -292,8 +302,7 @@ class TikTokPublisher implements Publisher {
       return { ok: true, externalId: null, url: null };
     }
     if (status !== 'PUBLISH_COMPLETE') return this.pending(state);
-    const ids = Array.isArray(data.publicaly_available_post_id) ? data.publicaly_available_post_id : [];
-    const id = ids.map((value) => String(value)).find((value) => /^\d+$/.test(value));
+    const id = publicPostIdOf(answer.text);
     if (id) {
       const kind = state.photos ? 'photo' : 'video';
       return { ok: true, externalId: id, url: `https://www.tiktok.com/@${state.username}/${kind}/${id}` };
