@@ -35,7 +35,7 @@ import {
   uploadChunk,
 } from './tiktok-transfer.js';
 
-export { TIKTOK_OPEN_ID, type TikTokPublish, tiktokError };
+export { chunkRuleBroken, TIKTOK_OPEN_ID, type TikTokPublish, tiktokError };
 
 const DAY_S = 86_400;
 
