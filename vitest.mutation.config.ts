@@ -52,6 +52,8 @@ export default defineConfig({
       'test/publish/contract-googlebusiness.test.ts',
       'test/publish/googlebusiness-connector.test.ts',
       'test/publish/token-endpoint.test.ts',
+      'test/publish/contract-tiktok.test.ts',
+      'test/publish/tiktok-connector.test.ts',
       'test/publish/http-classification.test.ts',
       'test/publish/mastodon-steps.test.ts',
       'test/publish/media-source.test.ts',
