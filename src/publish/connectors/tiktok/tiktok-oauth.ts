@@ -1,7 +1,7 @@
 /**
  * Signing in to TikTok (Login Kit, developers.tiktok.com/doc/login-kit-web and
  * …/oauth-user-access-token-management) with the operator's app: its client key and secret, given as
- * SOCIAL_PUBLISHER_TIKTOK_CLIENT_ID and _CLIENT_SECRET. TikTok names the client id `client_key`, in the
+ * the app credentials of TIKTOK (src/oauth-apps.ts). TikTok names the client id `client_key`, in the
  * authorization address and in every token request: the hooks send it under that name.
  *
  * - The authorization page is `https://www.tiktok.com/v2/auth/authorize/` (scopes comma separated);
@@ -101,7 +101,7 @@ async function requestTokens(
   const said = hideSecrets(tiktokSaid(answer), secrets);
   if (/invalid_client|client_key|client_secret/i.test(said)) {
     throw new Error(
-      `TikTok did not accept the app's credentials (${said}): check the Client key and Client secret of the app on https://developers.tiktok.com/apps (given as SOCIAL_PUBLISHER_TIKTOK_CLIENT_ID and _CLIENT_SECRET).`,
+      `TikTok did not accept the app's credentials (${said}): check the Client key and Client secret of the app on https://developers.tiktok.com/apps, as given to the program.`,
     );
   }
   throw new Error(refusal(said));
