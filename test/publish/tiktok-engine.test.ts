@@ -4,6 +4,7 @@
  * process that dies while it reads the publish status (its request never answered, its lease left to
  * run out) leaves the post to another process, which finishes it: published once, uploaded once.
  */
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { ChannelConnectors } from '../../src/publish/channel-connectors.js';
@@ -12,6 +13,7 @@ import { mediaLoader } from '../../src/publish/media-loader.js';
 import { SandboxPublisher } from '../../src/publish/sandbox-publisher.js';
 import { Scheduler } from '../../src/publish/scheduler.js';
 import { LocalPublishingService } from '../../src/service/local-service.js';
+import { jpegBytes } from '../contract/media-files.js';
 import { openTestRuntime, type TestRuntime } from '../support/local.js';
 import { writeMp4 } from '../support/tiktok-media.js';
 import { startTikTokServer, TIKTOK_OPEN_ID, type TikTokServer } from '../support/tiktok-server.js';
@@ -135,4 +137,35 @@ it('a process killed while TikTok processes: another one finishes it, and the po
   await tiktok.close();
   await dying;
   expect((await post.read()).deliveries[0]).toMatchObject({ status: 'sent', externalId: id });
+});
+
+it('pre-flight tells what is TikTok’s own: the skipped comment, the privacy level, an uploaded photo without a public address, a photo title over 90', async () => {
+  const { store } = rt.runtime;
+  const brandId = (await store.findBrandIdByTitle('Acme'))!;
+  const user = (await store.onlyUser())!;
+  const path = join(rt.dataDir, 'cup.jpg');
+  writeFileSync(path, jpegBytes());
+  const uploader = new LocalPublishingService({ ...rt.runtime, allowLocalPaths: true }, user);
+  const photo = (await uploader.uploadMedia({ brandId, path })).id;
+  const collections = await store.listCollections(brandId, { limit: 10, offset: 0 });
+  const service = new LocalPublishingService(rt.runtime, user);
+  const created = await service.createPost({
+    brandId,
+    collectionId: collections[0]!.id,
+    publishMode: 'IMMEDIATE',
+    title: '☕'.repeat(46),
+    caption: 'A cup',
+    media: [{ id: photo }],
+    comment: { comment: 'First!', delay: 5 },
+  });
+  const messages = (created.warnings ?? []).map((warning) => `${warning.outcome}: ${warning.message}`);
+  expect(messages).toEqual([
+    'change: TikTok has no API for comments: the auto-comment will be skipped.',
+    expect.stringMatching(
+      /^fail: TikTok pulls photos from a public address.*SOCIAL_PUBLISHER_PUBLIC_URL.*verified/,
+    ),
+    expect.stringMatching(
+      /^change: TikTok posts it visible to the creator only.*not audited may post a few times a day/,
+    ),
+  ]);
 });

@@ -31,6 +31,13 @@ function tiktokNotes({ payload, settings, media, publicMedia }: PreflightFacts):
         'TikTok downloads the photos from their addresses, whose domain must be verified for the TikTok app (else TikTok refuses them: url_ownership_unverified).',
     });
   }
+  const title = payload.title?.trim() ?? '';
+  if (!video && photos.length > 0 && title.length > 90) {
+    notes.push({
+      outcome: 'fail',
+      message: `The title of a TikTok photo post is at most 90 UTF-16 units (an emoji counts 2), not ${title.length}.`,
+    });
+  }
   const inbox = (payload.platforms?.tiktok as { sendToInbox?: unknown } | undefined)?.sendToInbox === true;
   const level = typeof settings.privacyLevel === 'string' ? settings.privacyLevel : 'SELF_ONLY';
   notes.push({
