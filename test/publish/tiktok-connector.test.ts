@@ -24,6 +24,7 @@ let clock: FakeClock;
 let publisher: Publisher | undefined;
 let logged: string[];
 let dir: string;
+let reads: number[];
 const videos = new Map<string, () => Promise<Blob>>();
 
 async function open(settings: Record<string, unknown> = {}) {
@@ -43,8 +44,15 @@ async function open(settings: Record<string, unknown> = {}) {
       channelId: 1,
     },
     {
-      loadMedia: async (_brandId, media) =>
-        mediaFromBlob(await videos.get(media.id!)!(), { type: 'video/mp4', name: 'clip.mp4' }),
+      loadMedia: async (_brandId, media) => {
+        const source = mediaFromBlob(await videos.get(media.id!)!(), { type: 'video/mp4', name: 'clip.mp4' });
+        // Each read of the file, to show that none holds a whole chunk.
+        const range = (start: number, end: number) => {
+          reads.push(end - start);
+          return source.range(start, end);
+        };
+        return { ...source, range };
+      },
       publicMediaUrl: async (_brandId, media) => (media.id ? `${server.url}/never/${media.id}` : media.url),
       saveSecret: async () => {},
       clock,
@@ -75,6 +83,7 @@ beforeEach(async () => {
   clock = new FakeClock(Date.UTC(2027, 0, 5, 9));
   server = await startTikTokServer({ now: () => clock.now() });
   logged = [];
+  reads = [];
   dir = mkdtempSync(join(tmpdir(), 'spm-tiktok-'));
   videos.clear();
   videos.set('clip', async () => new Blob([mp4Bytes(42, 50_000)]));
@@ -122,6 +131,9 @@ describe('the chunks of a FILE_UPLOAD', () => {
     videos.set('clip', () => openAsBlob(path));
     await open();
     expect(await publisher!.deliver(job({ caption: 'Big' }))).toMatchObject({ ok: true });
+    // Read from disk a MiB at a time as it is sent: never the file, nor a chunk, whole.
+    expect(Math.max(...reads)).toBeLessThanOrEqual(1024 * 1024);
+    expect(reads.reduce((sum, n) => sum + n, 0)).toBeGreaterThanOrEqual(25_000_001);
     expect(inits()[0]!.body.json).toMatchObject({
       source_info: {
         source: 'FILE_UPLOAD',
