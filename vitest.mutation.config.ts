@@ -54,6 +54,7 @@ export default defineConfig({
       'test/publish/token-endpoint.test.ts',
       'test/publish/contract-tiktok.test.ts',
       'test/publish/tiktok-connector.test.ts',
+      'test/publish/tiktok-tokens.test.ts',
       'test/publish/http-classification.test.ts',
       'test/publish/mastodon-steps.test.ts',
       'test/publish/media-source.test.ts',
