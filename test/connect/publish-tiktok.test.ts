@@ -130,6 +130,8 @@ it('a video, a photo and an inbox upload go to TikTok once each, every field as 
         title: 'New roast\n\nDark and sweet #coffee\n\nhttps://northwind.example/roast',
         privacy_level: 'SELF_ONLY',
         disable_comment: false,
+        disable_duet: false,
+        disable_stitch: true,
       },
       source_info: {
         source: 'FILE_UPLOAD',

@@ -170,6 +170,9 @@ describe('what each field becomes', () => {
         title: 'New roast\n\nDark and sweet #coffee\n\nhttps://acme.example/roast',
         privacy_level: 'SELF_ONLY',
         disable_comment: false,
+        // As the creator has them (the stand-in's creator has stitches off).
+        disable_duet: false,
+        disable_stitch: true,
       },
     });
   });

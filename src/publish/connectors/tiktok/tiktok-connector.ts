@@ -216,7 +216,12 @@ class TikTokPublisher implements Publisher {
         `@${info.username} no longer offers the channel's privacy level ${this.privacyLevel} (TikTok offers ${info.privacyLevels.join(', ')}): run ${TIKTOK_RECONNECT} again and choose one.`,
       );
     }
-    return { privacyLevel: this.privacyLevel, commentDisabled: info?.commentDisabled ?? false };
+    return {
+      privacyLevel: this.privacyLevel,
+      commentDisabled: info?.commentDisabled ?? false,
+      duetDisabled: info?.duetDisabled ?? false,
+      stitchDisabled: info?.stitchDisabled ?? false,
+    };
   }
 
   private async postVideo(

@@ -113,6 +113,8 @@ export interface CreatorInfo {
   nickname: string;
   privacyLevels: string[];
   commentDisabled: boolean;
+  duetDisabled: boolean;
+  stitchDisabled: boolean;
   maxVideoSeconds: number | null;
 }
 
@@ -129,6 +131,8 @@ export function creatorInfoOf(answer: PlatformAnswer): CreatorInfo | undefined {
     nickname: typeof data.creator_nickname === 'string' ? data.creator_nickname : data.creator_username,
     privacyLevels: levels,
     commentDisabled: data.comment_disabled === true,
+    duetDisabled: data.duet_disabled === true,
+    stitchDisabled: data.stitch_disabled === true,
     maxVideoSeconds: Number.isFinite(seconds) && seconds > 0 ? seconds : null,
   };
 }

@@ -4,7 +4,8 @@
  *
  * - one video: `POST /v2/post/publish/video/init/` with `post_info` (`title`: the post's title and
  *   caption, the link after them when the caption does not hold it, at most 2,200 UTF-16 units;
- *   `privacy_level`: the channel's; `disable_comment` when the creator has comments off) and
+ *   `privacy_level`: the channel's; `disable_comment`, `disable_duet`, `disable_stitch` as the creator
+ *   has them in creator_info) and
  *   `source_info` FILE_UPLOAD with the chunks (tiktok-video.ts); with `platforms.tiktok.sendToInbox`,
  *   `POST /v2/post/publish/inbox/video/init/` with `source_info` only (the creator finishes the post in
  *   the TikTok app, where the caption is written);
@@ -79,8 +80,10 @@ export function mediaKindOf(job: DeliveryJob): 'video' | 'photos' {
 
 export interface PostChoices {
   privacyLevel: string;
-  /** The creator has comments off: TikTok wants the post to say so too. */
+  /** The creator has comments (duets, stitches) off: TikTok wants the post to say so too. */
   commentDisabled: boolean;
+  duetDisabled: boolean;
+  stitchDisabled: boolean;
 }
 
 /** The path and body of a video's init. */
@@ -101,6 +104,8 @@ export function videoInit(job: DeliveryJob, size: number, plan: ChunkPlan, choic
         ...(title ? { title } : {}),
         privacy_level: choices.privacyLevel,
         disable_comment: choices.commentDisabled,
+        disable_duet: choices.duetDisabled,
+        disable_stitch: choices.stitchDisabled,
       },
       source_info: sourceInfo,
     },
