@@ -7,24 +7,20 @@
  * the creator's inbox with `platforms.tiktok.sendToInbox`. Killed while TikTok processes, a restarted
  * serve finishes the post: published once.
  */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { jpegBytes } from '../contract/media-files.js';
-import { cleanup, requireBuild, spawnMain, tempDir } from '../mcp/cli-harness.js';
+import { cleanup, requireBuild, tempDir } from '../mcp/cli-harness.js';
 import {
-  collect,
   collectionId,
   createPost,
-  DEMO_BRAND,
   freePort,
   programEnv,
   restClient,
   type Serve,
   startServe,
   waitForPost,
-  waitForStderr,
 } from '../support/connected-program.js';
+import { connectOnTerminal } from '../support/oauth-terminal.js';
 import { mp4Bytes } from '../support/tiktok-media.js';
 import { startTikTokServer, type TikTokServer } from '../support/tiktok-server.js';
 
@@ -44,38 +40,24 @@ afterEach(async () => {
 /** A data directory whose "Newsletter" collection holds a TikTok channel connected by `connect`. */
 async function connected() {
   const dataDir = tempDir('spm-publish-tiktok-');
-  writeFileSync(
-    join(dataDir, 'apps.json'),
-    JSON.stringify({ TIKTOK: { clientId: tiktok.app.clientKey, clientSecret: tiktok.app.clientSecret } }),
-  );
   const port = await freePort();
   const publicUrl = `http://127.0.0.1:${port}`;
   tiktok.settings.verifiedPrefixes.push(`${publicUrl}/media/`);
-  const env = programEnv(dataDir, {
-    SOCIAL_PUBLISHER_PUBLIC_URL: publicUrl,
-    SOCIAL_PUBLISHER_CLAIM_LEASE_SECONDS: '2',
-  });
   tiktok.app.redirectUris.push('http://127.0.0.1:8788/callback');
-  const flags = [
-    '--auth-root',
-    tiktok.url,
-    '--api-root',
-    tiktok.url,
-    '--account',
-    'SELF_ONLY',
-    '--paste-code',
-  ];
-  const child = spawnMain(
-    ['connect', 'tiktok', '--brand', DEMO_BRAND, '--collection', 'Newsletter', ...flags],
-    env,
-  );
-  const out = collect(child);
-  const [, address] = await waitForStderr(child, /\n {2}(http\S+)\n/, out.stderr);
-  await waitForStderr(child, /Address the browser ended on: /, out.stderr);
-  const approved = await fetch(address!, { redirect: 'manual' });
-  child.stdin!.end(`${approved.headers.get('location')}\n`);
-  expect(await out.exit, out.stderr.text).toBe(0);
-  return { env, port };
+  const signedIn = await connectOnTerminal({
+    app: 'TIKTOK',
+    client: { clientId: tiktok.app.clientKey, clientSecret: tiktok.app.clientSecret },
+    platform: 'tiktok',
+    root: tiktok.url,
+    args: ['--collection', 'Newsletter', '--account', 'SELF_ONLY'],
+    dataDir,
+    env: programEnv(dataDir, {
+      SOCIAL_PUBLISHER_PUBLIC_URL: publicUrl,
+      SOCIAL_PUBLISHER_CLAIM_LEASE_SECONDS: '2',
+    }),
+  });
+  expect(signedIn.code, signedIn.stderr).toBe(0);
+  return { env: signedIn.env, port };
 }
 
 /** Uploads a file through serve's REST API; its media id. */

@@ -314,8 +314,8 @@ describe('TikTok’s refusals, classified once', () => {
   it.each([
     ['spam_risk_too_many_posts', 403, 'refused', /daily limit/],
     ['rate_limit_exceeded', 429, 'rate_limited', /rate limiting/],
-    ['access_token_invalid', 401, 'reconnect', /connect tiktok/],
-    ['scope_not_authorized', 401, 'reconnect', /connect tiktok/],
+    ['access_token_invalid', 401, 'reconnect', /connect/],
+    ['scope_not_authorized', 401, 'reconnect', /connect/],
     ['internal_error', 500, 'transient', /internal_error/],
   ])('%s (HTTP %i) is %s', async (code, status, kind, reason) => {
     await open();

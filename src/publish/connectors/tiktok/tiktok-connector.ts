@@ -32,7 +32,7 @@ import type {
 } from '../../../ports.js';
 import type { ConnectionDetails, ConnectorContext, OpenConnector } from '../../connector.js';
 import { PlatformUnreachable } from '../../platform-http.js';
-import { SignInExpired, TokenKeeper, tokensOf } from '../oauth-tokens.js';
+import { connectionToken } from '../oauth-tokens.js';
 import { TIKTOK_DEFAULT_PRIVACY } from './tiktok-account.js';
 import { NotForTikTok, TikTokApi, type TikTokStage } from './tiktok-api.js';
 import { TIKTOK_RECONNECT } from './tiktok-failures.js';
@@ -118,27 +118,13 @@ class TikTokPublisher implements Publisher {
     const root = connection.endpoint.replace(/\/+$/, '');
     const level = connection.settings.privacyLevel;
     this.privacyLevel = typeof level === 'string' && level ? level : TIKTOK_DEFAULT_PRIVACY;
-    let known = [connection.secret];
-    let keeper: ConstructorParameters<typeof TikTokApi>[2];
-    try {
-      const held = new TokenKeeper({
-        secret: connection.secret,
-        hooks: async () => (await import('./tiktok-oauth.js')).tiktokOAuth,
-        authRoot:
-          typeof connection.settings.authRoot === 'string' ? connection.settings.authRoot : TIKTOK_AUTH_ROOT,
-        platform: 'TikTok',
-        context,
-      });
-      keeper = { token: () => held.token(), refused: (token) => held.refused(token) };
-      const tokens = tokensOf(connection.secret);
-      known = [...known, tokens.accessToken, tokens.refreshToken ?? ''];
-    } catch (error) {
-      // Not the tokens of a sign-in: every step asks for a reconnect, with the reason.
-      const expired = new SignInExpired((error as Error).message);
-      keeper = { token: () => Promise.reject(expired), refused: () => Promise.reject(expired) };
-    }
-    const secrets = () => [...known, context.oauthClient?.()?.clientSecret ?? ''];
-    this.api = new TikTokApi(root, connection.account, keeper, context, secrets);
+    const { token, secrets } = connectionToken(connection, {
+      hooks: async () => (await import('./tiktok-oauth.js')).tiktokOAuth,
+      authRoot: TIKTOK_AUTH_ROOT,
+      platform: 'TikTok',
+      context,
+    });
+    this.api = new TikTokApi(root, connection.account, token, context, secrets);
   }
 
   async deliver(job: DeliveryJob): Promise<StepOutcome> {

@@ -21,6 +21,7 @@
  */
 import { callPlatform, hideSecrets, type PlatformAnswer } from '../../platform-http.js';
 import type { OAuthHooks, OAuthHttp, OAuthIdentity, OAuthTokens } from '../module.js';
+import { callTokenEndpoint } from '../token-endpoint.js';
 import { tiktokSaid } from './tiktok-failures.js';
 
 /**
@@ -51,60 +52,34 @@ export function tiktokTokenUrl(authRoot: string): string {
   return `${own ? TIKTOK_API_ROOT : origin}${TOKEN_PATH}`;
 }
 
-type Http = Partial<OAuthHttp>;
-
-/** One POST of the token endpoint; the tokens, or an Error that says what to do. */
+/** One POST of the token endpoint (the app's credentials in the form, as `client_key`); the tokens. */
 async function requestTokens(
   authRoot: string,
   form: Record<string, string>,
-  http: Http,
+  http: Partial<OAuthHttp>,
   secrets: string[],
   refusal: (said: string) => string,
 ): Promise<OAuthTokens> {
-  const url = tiktokTokenUrl(authRoot);
-  let answer: PlatformAnswer;
-  try {
-    answer = await callPlatform(url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        accept: 'application/json',
-        'cache-control': 'no-cache',
-        'user-agent': http.userAgent ?? 'social-publisher-mcp',
-      },
-      body: new URLSearchParams(form).toString(),
-      timeoutMs: http.timeoutMs ?? 15_000,
-      secrets,
-    });
-  } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
-    throw new Error(
-      `Could not reach TikTok's token endpoint ${url} (${hideSecrets(detail, secrets)}): try again.`,
-    );
-  }
-  const body = (answer.json ?? {}) as Record<string, unknown>;
-  // TikTok answers some refusals with a 200 and an `error` member: the token decides.
-  if (answer.status === 200 && typeof body.access_token === 'string' && body.access_token) {
-    const tokens: OAuthTokens = { accessToken: body.access_token };
-    if (typeof body.refresh_token === 'string' && body.refresh_token)
-      tokens.refreshToken = body.refresh_token;
-    const expiresIn = Number(body.expires_in);
-    if (Number.isFinite(expiresIn) && expiresIn > 0) tokens.expiresAtMs = Date.now() + expiresIn * 1000;
-    // Comma separated at TikTok; space separated in what we keep.
-    if (typeof body.scope === 'string')
-      tokens.scope = body.scope
-        .split(/[\s,]+/)
-        .filter(Boolean)
-        .join(' ');
-    return tokens;
-  }
-  const said = hideSecrets(tiktokSaid(answer), secrets);
-  if (/invalid_client|client_key|client_secret/i.test(said)) {
-    throw new Error(
-      `TikTok did not accept the app's credentials (${said}): check the Client key and Client secret of the app on https://developers.tiktok.com/apps, as given to the program.`,
-    );
-  }
-  throw new Error(refusal(said));
+  const tokens = await callTokenEndpoint({
+    platform: 'TikTok',
+    url: tiktokTokenUrl(authRoot),
+    form,
+    http,
+    secrets,
+    checkApp:
+      'check the Client key and Client secret of the app on https://developers.tiktok.com/apps, as given to the program.',
+    refusal,
+  });
+  // Comma separated at TikTok; space separated in what we keep.
+  return tokens.scope === undefined
+    ? tokens
+    : {
+        ...tokens,
+        scope: tokens.scope
+          .split(/[\s,]+/)
+          .filter(Boolean)
+          .join(' '),
+      };
 }
 
 /** What creator_info says of the creator: who they are, and what they may post. */
