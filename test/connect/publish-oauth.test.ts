@@ -12,6 +12,7 @@ import {
   type Serve,
   sleep,
   startServe,
+  uploadMedia,
   waitForPost,
 } from '../support/connected-program.js';
 import { startFacebookServer } from '../support/facebook-server.js';
@@ -103,27 +104,14 @@ it('an uploaded image goes to LinkedIn once, by its Images API, with the post', 
   expect(JSON.stringify(linkedin.posts[0]!.body)).toContain(uploads[0]!.urn);
 });
 
-/** Uploads a file through serve's REST API; its media id. */
-async function upload(serve: Serve, bytes: Buffer, type: string, name: string): Promise<string> {
-  const form = new FormData();
-  form.append('media', new Blob([new Uint8Array(bytes)], { type }), name);
-  const answer = await fetch(`${serve.url}/v1/brands/1/media`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${serve.key}` },
-    body: form,
-  });
-  expect(answer.status).toBe(201);
-  return ((await answer.json()) as { data: { id: string } }).data.id;
-}
-
 it('a PDF goes to LinkedIn once as a document post, and a video through its Videos API once', async () => {
   const { env } = await connected();
   const serve = await startServe(env);
   serves.push(serve);
   const rest = restClient(serve);
   const newsletter = await collectionId(rest, 'Newsletter');
-  const pdf = await upload(serve, pdfBytes(), 'application/pdf', 'menu.pdf');
-  const video = await upload(serve, mp4Bytes(), 'video/mp4', 'roast.mp4');
+  const pdf = await uploadMedia(serve, pdfBytes(), 'application/pdf', 'menu.pdf');
+  const video = await uploadMedia(serve, mp4Bytes(), 'video/mp4', 'roast.mp4');
   const documentPost = await createPost(rest, newsletter, {
     publishMode: 'IMMEDIATE',
     caption: 'The new menu',
@@ -202,7 +190,7 @@ it('X: a poll and its comment as a reply, once each, through serve', async () =>
     expect(x.posts).toHaveLength(2);
     expect(post.deliveries[0]!.url).toBe(`https://x.com/acme/status/${sent!.id}`);
     // A video: chunked upload, X processes it (a second), the engine checks again, then posts it.
-    const video = await upload(serve, mp4Bytes(), 'video/mp4', 'roast.mp4');
+    const video = await uploadMedia(serve, mp4Bytes(), 'video/mp4', 'roast.mp4');
     const videoPost = await createPost(rest, await collectionId(rest, 'Newsletter'), {
       publishMode: 'IMMEDIATE',
       caption: 'Roasting, live',

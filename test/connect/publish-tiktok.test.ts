@@ -18,6 +18,7 @@ import {
   restClient,
   type Serve,
   startServe,
+  uploadMedia,
   waitForPost,
 } from '../support/connected-program.js';
 import { connectOnTerminal } from '../support/oauth-terminal.js';
@@ -60,19 +61,6 @@ async function connected() {
   return { env: signedIn.env, port };
 }
 
-/** Uploads a file through serve's REST API; its media id. */
-async function upload(serve: Serve, bytes: Buffer, type: string, name: string): Promise<string> {
-  const form = new FormData();
-  form.append('media', new Blob([new Uint8Array(bytes)], { type }), name);
-  const answer = await fetch(`${serve.url}/v1/brands/1/media`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${serve.key}` },
-    body: form,
-  });
-  expect(answer.status).toBe(201);
-  return ((await answer.json()) as { data: { id: string } }).data.id;
-}
-
 const VIDEO = mp4Bytes(42, 60_000);
 const INIT = '/v2/post/publish/video/init/';
 const CREATOR = '/v2/post/publish/creator_info/query/';
@@ -90,7 +78,7 @@ it('a video, a photo and an inbox upload go to TikTok once each, every field as 
     title: 'New roast',
     caption: 'Dark and sweet #coffee',
     link: 'https://northwind.example/roast',
-    media: [{ id: await upload(serve, VIDEO, 'video/mp4', 'roast.mp4') }],
+    media: [{ id: await uploadMedia(serve, VIDEO, 'video/mp4', 'roast.mp4') }],
     comment: { comment: 'Tell us what you taste', delay: 1 },
   });
   const video = await waitForPost(rest, videoPost);
@@ -132,7 +120,7 @@ it('a video, a photo and an inbox upload go to TikTok once each, every field as 
     publishMode: 'IMMEDIATE',
     title: 'Morning cup',
     caption: 'Fresh',
-    media: [{ id: await upload(serve, jpegBytes(), 'image/jpeg', 'cup.jpg') }],
+    media: [{ id: await uploadMedia(serve, jpegBytes(), 'image/jpeg', 'cup.jpg') }],
   });
   const photo = await waitForPost(rest, photoPost);
   expect(photo.status, JSON.stringify(photo.deliveries)).toBe('published');
@@ -149,7 +137,7 @@ it('a video, a photo and an inbox upload go to TikTok once each, every field as 
   const inboxPost = await createPost(rest, newsletter, {
     publishMode: 'IMMEDIATE',
     caption: 'For the creator to finish',
-    media: [{ id: await upload(serve, VIDEO, 'video/mp4', 'draft.mp4') }],
+    media: [{ id: await uploadMedia(serve, VIDEO, 'video/mp4', 'draft.mp4') }],
     platforms: { tiktok: { sendToInbox: true } },
   });
   const inbox = await waitForPost(rest, inboxPost);
@@ -169,7 +157,7 @@ it('killed while TikTok processes: the restarted serve finishes the post, publis
   const postId = await createPost(rest, await collectionId(rest, 'Newsletter'), {
     publishMode: 'IMMEDIATE',
     caption: 'Killed mid-processing',
-    media: [{ id: await upload(first, VIDEO, 'video/mp4', 'roast.mp4') }],
+    media: [{ id: await uploadMedia(first, VIDEO, 'video/mp4', 'roast.mp4') }],
   });
   // Killed once the delivery waits for TikTok's processing (the pending step stored).
   await waitForPost(rest, postId, (post) => /processing/.test(post.deliveries[0]?.reason ?? ''), 10_000);

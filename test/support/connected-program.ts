@@ -173,6 +173,20 @@ export function restClient(serve: { url: string; key: string }, bodies: string[]
 }
 export type RestClient = ReturnType<typeof restClient>;
 
+/** Uploads a file to brand 1 through serve's REST API (multipart); its media id. */
+export async function uploadMedia(serve: Serve, bytes: Buffer, type: string, name: string): Promise<string> {
+  const form = new FormData();
+  form.append('media', new Blob([new Uint8Array(bytes)], { type }), name);
+  const answer = await fetch(`${serve.url}/v1/brands/1/media`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${serve.key}` },
+    body: form,
+  });
+  const text = await answer.text();
+  if (answer.status !== 201) throw new Error(`The upload of ${name} answered ${answer.status}: ${text}`);
+  return (JSON.parse(text) as { data: { id: string } }).data.id;
+}
+
 /** Creates a post in a collection of brand 1 (REST), returns its id. */
 export async function createPost(
   rest: RestClient,
