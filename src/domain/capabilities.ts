@@ -68,9 +68,10 @@ export const PLATFORM_CAPABILITIES: Readonly<Record<ChannelType, Capabilities>> 
   Instagram: { ...base(2_200, 10, ['image/jpeg', ...VIDEOS]), requiresMedia: true, maxImageBytes: 8 * MB },
   Threads: { ...base(500, 20, [...IMAGES, ...VIDEOS]), ...polls(4, 25) },
   LinkedIn: { ...base(3_000, 20, [...IMAGES, ...VIDEOS, 'application/pdf']), ...polls(4, 30) },
-  'Google Business': base(1_500, 1, [...IMAGES, ...VIDEOS]),
+  // Local posts and TikTok's Content Posting API have no comments.
+  'Google Business': { ...base(1_500, 1, [...IMAGES, ...VIDEOS]), comments: false },
   YouTube: { ...base(5_000, 1, VIDEOS), requiresMedia: true },
-  TikTok: { ...base(2_200, 35, ['image/jpeg', ...VIDEOS]), requiresMedia: true },
+  TikTok: { ...base(2_200, 35, ['image/jpeg', ...VIDEOS]), requiresMedia: true, comments: false },
   // API v5's PinCreate: title 100, description 800, alt_text 500, link 2048; carousel 2-5 images;
   // images 20 MB, videos 2 GB (help.pinterest.com, "Pin specs"); no comment endpoint.
   Pinterest: {

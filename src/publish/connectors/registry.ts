@@ -18,6 +18,7 @@ import type { ConnectorModule } from './module.js';
 import { pinterest } from './pinterest/index.js';
 import { telegram } from './telegram/index.js';
 import { threads } from './threads/index.js';
+import { tiktok } from './tiktok/index.js';
 import { x } from './x/index.js';
 
 /** In the order help, errors and docs list them. */
@@ -31,10 +32,11 @@ export const CONNECTOR_MODULES = [
   threads,
   googlebusiness,
   pinterest,
+  tiktok,
 ] as const;
 
 /** A platform with a connector of its own: `mastodon`, `bluesky`, `telegram`, `linkedin`, `x`, `facebook`,
- * `threads`, `googlebusiness`, `pinterest`. */
+ * `threads`, `googlebusiness`, `pinterest`, `tiktok`. */
 export type ConnectedKind = (typeof CONNECTOR_MODULES)[number]['kind'];
 
 /** The publishers of every channel without a connection; the operator configures one of them. */
