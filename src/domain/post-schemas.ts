@@ -72,8 +72,9 @@ export const PlatformOverrides = z.strictObject({
   facebook: z
     .strictObject({
       caption: OwnCaption,
-      collab: text({ max: 255 }).optional(),
+      collab: text({ max: 255 }).optional().describe('A Page invited to collaborate on a Reel'),
       location: Location.optional(),
+      reel: z.boolean().optional().describe('One video published as a Reel'),
     })
     .optional(),
   tiktok: z.strictObject({ caption: OwnCaption, sendToInbox: z.boolean().optional() }).optional(),
