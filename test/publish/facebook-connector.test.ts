@@ -116,7 +116,11 @@ describe('what each post field becomes', () => {
     expect(server.posts.at(-1)?.place).toBe('110843418940484');
     const sent = server.kit.log.length;
     const refused = await publisher.deliver(job({ overrides: { collab: 'partner.page' } }));
-    expect(refused).toMatchObject({ ok: false, kind: 'refused', reason: expect.stringContaining('on a Reel') });
+    expect(refused).toMatchObject({
+      ok: false,
+      kind: 'refused',
+      reason: expect.stringContaining('on a Reel'),
+    });
     expect(server.kit.log.length).toBe(sent);
   });
 

@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PlatformContent, PlatformMedia } from '../../src/domain/delivery.js';
-import type { DeliveryJob, Publisher, StepOutcome } from '../../src/ports.js';
+import type { CheckOutcome, DeliveryJob, Publisher, StepOutcome } from '../../src/ports.js';
 import type { ConnectorContext, MediaSource } from '../../src/publish/connector.js';
 import { verifyFacebook } from '../../src/publish/connectors/facebook/facebook-account.js';
 import { openFacebook } from '../../src/publish/connectors/facebook/facebook-connector.js';
@@ -75,7 +75,7 @@ const fieldsOf = (route: string, index: number) =>
   new Map(server.kit.requestsTo(route)[index]?.body.fields ?? []);
 
 /** Checks the pending step once Meta's processing time has passed. */
-async function checkLater(publisher: Publisher, pending: StepOutcome): Promise<StepOutcome> {
+async function checkLater(publisher: Publisher, pending: StepOutcome): Promise<CheckOutcome> {
   if (pending.ok !== 'pending') throw new Error(`not pending: ${JSON.stringify(pending)}`);
   nowMs += 5_000;
   return publisher.check!(job({}, pending.state));
