@@ -154,20 +154,9 @@ class FacebookPublisher implements Publisher {
           });
         }
         if (shape.kind === 'reel' || shape.kind === 'story-video') {
-          const surface = shape.kind === 'reel' ? 'reel' : 'story';
           stage = 'video';
-          const videoId = await uploadShortVideo(this.api, this.page, surface, files[0]!);
-          stage = 'post';
-          const { postId } = await finishShortVideo(this.api, this.page, surface, videoId, job.content);
-          const since = this.now();
-          return this.pending({
-            step: 'commit',
-            photoIds: [],
-            videoId,
-            surface,
-            checks: 0,
-            sinceMs: since,
-            ...(postId ? { postId } : {}),
+          return await this.postShortVideo(job, files[0]!, shape.kind === 'reel' ? 'reel' : 'story', () => {
+            stage = 'post';
           });
         }
         if (shape.kind === 'photos' && photoIds.length === 0 && shape.count === 1) {
@@ -310,6 +299,27 @@ class FacebookPublisher implements Publisher {
     const { videoId, answer } = await postVideo(this.api, this.page, file, mediaMessage(job.content), commit);
     if (!videoId) return this.sent(answer, null);
     return this.pending({ step: 'commit', photoIds: [], videoId, checks: 0, sinceMs: this.now() });
+  }
+
+  /** A Reel or a video Story (facebook-reels.ts), then pending while Meta processes it. */
+  private async postShortVideo(
+    job: DeliveryJob,
+    file: MediaSource,
+    surface: ShortVideo,
+    commit: () => void,
+  ): Promise<StepOutcome> {
+    const videoId = await uploadShortVideo(this.api, this.page, surface, file);
+    commit();
+    const { postId } = await finishShortVideo(this.api, this.page, surface, videoId, job.content);
+    const state: FacebookState = {
+      step: 'commit',
+      photoIds: [],
+      videoId,
+      surface,
+      checks: 0,
+      sinceMs: this.now(),
+    };
+    return this.pending(postId ? { ...state, postId } : state);
   }
 
   /** Asks Meta about the video (`status`, facebook-video.ts reads it): ready, failed, or processing. */
