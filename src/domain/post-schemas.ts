@@ -72,9 +72,9 @@ export const PlatformOverrides = z.strictObject({
   facebook: z
     .strictObject({
       caption: OwnCaption,
-      collab: text({ max: 255 }).optional().describe('A Page invited to collaborate on a Reel'),
+      collab: text({ max: 255 }).optional(),
       location: Location.optional(),
-      reel: z.boolean().optional().describe('One video published as a Reel'),
+      reel: z.boolean().optional(),
     })
     .optional(),
   tiktok: z.strictObject({ caption: OwnCaption, sendToInbox: z.boolean().optional() }).optional(),
