@@ -186,6 +186,28 @@ describe('a Reel', () => {
     expect(server.kit.requestsTo(REELS)).toHaveLength(1);
   });
 
+  it('an upload the upload host refuses is refused in its words (its debug_info), nothing published', async () => {
+    const publisher = await open();
+    server.kit.answerNext(
+      {
+        status: 400,
+        body: {
+          debug_info: { retriable: false, type: 'ParameterValidationError', message: 'Bad file_size' },
+        },
+      },
+      { route: BYTES },
+    );
+    const outcome = await publisher.deliver(
+      job({ media: [file('d', 'video/mp4', 10)], overrides: { reel: true } }),
+    );
+    expect(outcome).toMatchObject({
+      ok: false,
+      kind: 'refused',
+      reason: 'Facebook refused the video upload: Bad file_size',
+    });
+    expect(server.posts).toHaveLength(0);
+  });
+
   it('sends the Page token to no upload address on another host than the upload host', async () => {
     const publisher = await open();
     server.kit.answerNext(

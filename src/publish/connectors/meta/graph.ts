@@ -108,6 +108,9 @@ export function graphErrorOf(answer: Pick<PlatformAnswer, 'json'>): GraphError |
 /** What Meta said: its message for people (`error_user_msg`) or its message, with the code and subcode. */
 export function graphSaid(answer: PlatformAnswer): string {
   const error = graphErrorOf(answer);
+  // The upload host (rupload) answers `{ debug_info: { type, message } }` instead of the envelope.
+  const debug = (answer.json as { debug_info?: { message?: unknown } } | undefined)?.debug_info?.message;
+  if (!error && typeof debug === 'string' && debug.trim()) return debug.trim();
   if (!error) return summarise(answer.text) || `HTTP ${answer.status}`;
   const words = error.userMessage ?? error.message ?? `HTTP ${answer.status}`;
   const code =
