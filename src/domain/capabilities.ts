@@ -14,9 +14,10 @@ export interface Capabilities {
   /**
    * `characters` = Unicode code points; `graphemes` = what a reader sees as one character (Bluesky);
    * `weighted` = X's count (twitter-text v3, preflight.ts `weightedLength`): most scripts beyond Latin,
-   * Greek and Cyrillic count 2, an emoji 2, a link `linkLength`.
+   * Greek and Cyrillic count 2, an emoji 2, a link `linkLength`; `emoji-bytes` = Threads' count
+   * (preflight.ts `threadsLength`): code points, an emoji its UTF-8 bytes.
    */
-  textUnit: 'characters' | 'graphemes' | 'weighted';
+  textUnit: 'characters' | 'graphemes' | 'weighted' | 'emoji-bytes';
   /** A link counts as this many characters, whatever its length (Mastodon and X count 23). */
   linkLength?: number;
   /** Most media of one post. */
@@ -66,7 +67,7 @@ const MB = 1024 * 1024;
 export const PLATFORM_CAPABILITIES: Readonly<Record<ChannelType, Capabilities>> = {
   Facebook: base(63_206, 10, [...IMAGES, ...VIDEOS]),
   Instagram: { ...base(2_200, 10, ['image/jpeg', ...VIDEOS]), requiresMedia: true, maxImageBytes: 8 * MB },
-  Threads: { ...base(500, 20, [...IMAGES, ...VIDEOS]), ...polls(4, 25) },
+  Threads: { ...base(500, 20, [...IMAGES, ...VIDEOS]), textUnit: 'emoji-bytes', ...polls(4, 25) },
   LinkedIn: { ...base(3_000, 20, [...IMAGES, ...VIDEOS, 'application/pdf']), ...polls(4, 30) },
   // Local posts and TikTok's Content Posting API have no comments.
   'Google Business': { ...base(1_500, 1, [...IMAGES, ...VIDEOS]), comments: false },

@@ -16,7 +16,7 @@ export const ChannelRequest = z.strictObject({
 export const ChannelLimits = z.object({
   textLimit: z.number().int(),
   captionLimit: z.number().int().optional(),
-  textUnit: z.enum(['characters', 'graphemes', 'weighted']),
+  textUnit: z.enum(['characters', 'graphemes', 'weighted', 'emoji-bytes']),
   linkLength: z.number().int().optional(),
   maxMedia: z.number().int(),
   mediaTypes: z.array(z.string()),

@@ -105,6 +105,14 @@ export function xPostText(content: PlatformContent): string {
 }
 
 /**
+ * A Threads post: composed as a Mastodon status (caption, link, and the poll's question unless the
+ * caption asks it): a Threads poll (`poll_attachment`) has options only, its question is the text.
+ */
+export function threadsPostText(content: PlatformContent): string {
+  return mastodonStatusText(content);
+}
+
+/**
  * A Bluesky post: the caption, the link on the next line; then, for a poll (Bluesky has none), after a
  * blank line, the question (unless the caption asks it) and one line per option numbered from 1:
  *
@@ -157,6 +165,8 @@ export function platformText(content: PlatformContent, nativePolls: boolean): st
       return mastodonStatusText(content);
     case 'X/Twitter':
       return xPostText(content);
+    case 'Threads':
+      return threadsPostText(content);
     case 'Bluesky': {
       const { poll: _, ...withoutPoll } = content;
       return blueskyPostText(nativePolls ? withoutPoll : content);

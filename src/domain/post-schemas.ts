@@ -74,6 +74,7 @@ export const PlatformOverrides = z.strictObject({
       caption: OwnCaption,
       collab: text({ max: 255 }).optional(),
       location: Location.optional(),
+      reel: z.boolean().optional(),
     })
     .optional(),
   tiktok: z.strictObject({ caption: OwnCaption, sendToInbox: z.boolean().optional() }).optional(),

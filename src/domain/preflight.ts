@@ -106,10 +106,10 @@ export function preflightChannel(
       fail(`The poll has ${options.length} options; ${platform} takes at most ${caps.maxPollOptions}.`);
     }
     // Counted as the platform counts its text: Telegram in code points, Mastodon in graphemes; never
-    // in UTF-16 units, which count an emoji twice. X does not say that its options are weighted like
-    // its text: they are counted in code points, the lenient reading.
+    // in UTF-16 units, which count an emoji twice. X and Threads do not say that their options are
+    // counted like their text: they are counted in code points, the lenient reading.
     const longest = caps.maxPollOptionLength;
-    const unit = caps.textUnit === 'weighted' ? 'characters' : caps.textUnit;
+    const unit = caps.textUnit === 'graphemes' ? 'graphemes' : 'characters';
     const tooLong = options.findIndex(
       (option) => longest !== undefined && textLength(option, { textUnit: unit }) > longest,
     );
@@ -181,12 +181,13 @@ function checkFields(
 const utf8 = new TextEncoder();
 
 /** Platforms whose polls have no question of their own: it is written in the text. */
-const QUESTION_PLATFORMS = new Set(['Mastodon', 'X/Twitter']);
+const QUESTION_PLATFORMS = new Set(['Mastodon', 'X/Twitter', 'Threads']);
 
 const UNIT_WORDS: Record<Capabilities['textUnit'], string> = {
   characters: 'characters',
   graphemes: 'characters (as people see them)',
   weighted: 'characters as X counts them (CJK characters and emoji count 2)',
+  'emoji-bytes': 'characters as Threads counts them (an emoji counts its UTF-8 bytes)',
 };
 
 const URL_PATTERN = /https?:\/\/[^\s]+/g;
@@ -207,6 +208,7 @@ function graphemeCount(text: string): number {
 
 export function textLength(text: string, caps: Pick<Capabilities, 'textUnit' | 'linkLength'>): number {
   if (caps.textUnit === 'weighted') return weightedLength(text, caps.linkLength ?? 23);
+  if (caps.textUnit === 'emoji-bytes') return threadsLength(text);
   let counted = text;
   let links = 0;
   if (caps.linkLength !== undefined) {
@@ -257,6 +259,21 @@ export function weightedLength(text: string, linkLength = 23): number {
     }
   }
   return length;
+}
+
+/** An emoji's parts: a pictograph, the joiner and the selector between them, a skin tone. */
+const EMOJI_PART = /\p{Extended_Pictographic}|\u200d|\ufe0f|\p{Emoji_Modifier}/u;
+
+/**
+ * A text's length as Threads counts it (developers.facebook.com/documentation/threads/overview,
+ * limitations: 500 characters, emoji "counted by their UTF-8 byte length"): each code point one, each
+ * part of an emoji its UTF-8 bytes. Unconfirmed beyond that sentence: how a sequence of several emoji
+ * code points counts exactly; this counts each part's bytes, the stricter reading.
+ */
+export function threadsLength(text: string): number {
+  let count = 0;
+  for (const char of text) count += EMOJI_PART.test(char) ? utf8.encode(char).length : 1;
+  return count;
 }
 
 /** Whole mebibytes as "16 MB" (what the platforms' documents say), anything else exactly. */

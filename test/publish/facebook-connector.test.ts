@@ -110,13 +110,17 @@ describe('what each post field becomes', () => {
     expect(request.query.get('fields')).toBe('id,permalink_url');
   });
 
-  it('a location is sent as place; a collaborator is refused before anything is sent', async () => {
+  it('a location is sent as place; a collaborator on a text post is refused before anything is sent', async () => {
     const publisher = await open();
     await publisher.deliver(job({ overrides: { location: { id: '110843418940484', name: 'Seattle' } } }));
     expect(server.posts.at(-1)?.place).toBe('110843418940484');
     const sent = server.kit.log.length;
     const refused = await publisher.deliver(job({ overrides: { collab: 'partner.page' } }));
-    expect(refused).toMatchObject({ ok: false, kind: 'refused', reason: expect.stringContaining('Reels') });
+    expect(refused).toMatchObject({
+      ok: false,
+      kind: 'refused',
+      reason: expect.stringContaining('on a Reel'),
+    });
     expect(server.kit.log.length).toBe(sent);
   });
 
@@ -252,13 +256,15 @@ describe('what each post field becomes', () => {
     });
   });
 
-  it('photos and a video together, or a video Story, are refused before anything is sent', async () => {
+  it('photos and a video together, or a Story of two files, are refused before anything is sent', async () => {
     const publisher = await open();
     const mixed = await publisher.deliver(
       job({ media: [file('p', 'image/png', 10), file('v', 'video/mp4', 10)] }),
     );
     expect(mixed).toMatchObject({ ok: false, kind: 'refused', reason: expect.stringContaining('not both') });
-    const story = await publisher.deliver(job({ format: 'story', media: [file('v2', 'video/mp4', 10)] }));
+    const story = await publisher.deliver(
+      job({ format: 'story', media: [file('v2', 'video/mp4', 10), file('p2', 'image/png', 10)] }),
+    );
     expect(story).toMatchObject({ ok: false, kind: 'refused', reason: expect.stringContaining('Story') });
     expect(server.kit.log.filter((request) => request.method === 'POST')).toHaveLength(0);
   });

@@ -17,6 +17,11 @@
  *   `videoProcessingMs`, or fails),
  *   `/{page}/photo_stories`, `/{id}/comments`, `GET /{id}` (a Page, a video's `status`), read-after-write
  *   `fields=permalink_url`;
+ * - Reels and video Stories in three phases (`/{page}/video_reels`, `/{page}/video_stories`: start
+ *   answers `video_id` and `upload_url`; the bytes to `/video-upload/{version}/{id}` with `offset` and
+ *   `file_size` headers and the Page token as `OAuth`; finish with `video_state=PUBLISHED` for a Reel),
+ *   at most `reelsPerDay` Reels a Page in 24 hours (code 613 past it), then processing for
+ *   `videoProcessingMs` with its phases, or failing in the processing phase (`shortVideoFails`);
  * - errors in Meta's envelope `{ error: { message, type, code, error_subcode, error_user_msg,
  *   fbtrace_id } }` with HTTP 400 (500 for codes 1 and 2): 190/460 for a revoked token, 190/463 for an
  *   expired one, 100 for a bad parameter, 200 for a token of another Page; `graphError()` scripts others
@@ -46,12 +51,30 @@ export interface FacebookServerOptions {
   videoChunkBytes?: number;
   /** Requests per Page before its business-use-case limit is spent. Default 1,000. */
   pageCallLimit?: number;
+  /** Reels a Page may publish in 24 hours (Meta's Reels guide: 30). */
+  reelsPerDay?: number;
+  /** A Reel or video Story fails processing with this message. */
+  shortVideoFails?: string;
+}
+
+/** A Reel or a video Story, from its upload session to its publication. */
+export interface FacebookShortVideo {
+  id: string;
+  pageId: string;
+  surface: 'reel' | 'story';
+  bytes: number | null;
+  finished: boolean;
+  description: string;
+  collaborators: string[];
+  videoState: string | null;
+  readyAtMs: number;
+  postId: string | null;
 }
 
 export interface FacebookPost {
   id: string;
   pageId: string;
-  kind: 'feed' | 'photo' | 'video' | 'story';
+  kind: 'feed' | 'photo' | 'video' | 'story' | 'reel';
   message: string;
   link: string | null;
   place: string | null;
@@ -126,6 +149,7 @@ export async function startFacebookServer(options: FacebookServerOptions = {}) {
   const posts: FacebookPost[] = [];
   const photos = new Map<string, FacebookPhoto>();
   const videos = new Map<string, FacebookVideo>();
+  const shortVideos = new Map<string, FacebookShortVideo>();
   const comments: { id: string; objectId: string; message: string }[] = [];
   const sessions = new Map<
     string,
@@ -336,9 +360,114 @@ export async function startFacebookServer(options: FacebookServerOptions = {}) {
     return { status: 200, body: { success: true, post_id: post.id } };
   }
 
+  /** `/{page}/video_reels` and `/{page}/video_stories`: the start and the finish of the three phases. */
+  const shortVideoPhase =
+    (surface: FacebookShortVideo['surface']) =>
+    (request: FakeRequest, page: Page): FakeAnswer => {
+      const phase = field(request, 'upload_phase') ?? request.query.get('upload_phase');
+      if (phase === 'start') {
+        const video: FacebookShortVideo = {
+          id: newId(),
+          pageId: page.id,
+          surface,
+          bytes: null,
+          finished: false,
+          description: '',
+          collaborators: [],
+          videoState: null,
+          readyAtMs: 0,
+          postId: null,
+        };
+        shortVideos.set(video.id, video);
+        const uploadUrl = `${kit.url}/video-upload/${request.params.version}/${video.id}`;
+        return { status: 200, body: { video_id: video.id, upload_url: uploadUrl } };
+      }
+      if (phase !== 'finish') return invalid(`Unknown upload_phase ${String(phase)}.`);
+      const video = shortVideos.get(field(request, 'video_id') ?? '');
+      if (!video || video.pageId !== page.id || video.surface !== surface || video.finished) {
+        return invalid('Invalid video_id.');
+      }
+      if (video.bytes === null) return invalid('The video has not been uploaded.');
+      const state = field(request, 'video_state') ?? null;
+      if (surface === 'reel') {
+        if (!['PUBLISHED', 'DRAFT', 'SCHEDULED'].includes(state ?? '')) {
+          return invalid('video_state must be one of PUBLISHED, DRAFT, SCHEDULED.');
+        }
+        const dayAgo = now() - 86_400_000;
+        const published = posts.filter(
+          (p) => p.pageId === page.id && p.kind === 'reel' && p.createdAtMs > dayAgo,
+        );
+        if (published.length >= (options.reelsPerDay ?? 30)) {
+          return graphError(613, '(#613) Calls to this api have exceeded the rate limit.', {
+            userMessage: 'This Page has published the most Reels it may in 24 hours.',
+          });
+        }
+        try {
+          video.collaborators = JSON.parse(field(request, 'collaborators') ?? '[]') as string[];
+        } catch {
+          return invalid('collaborators must be a JSON array.');
+        }
+      }
+      video.finished = true;
+      video.videoState = state;
+      video.description = field(request, 'description') ?? '';
+      video.readyAtMs = now() + (options.videoProcessingMs ?? 2_000);
+      if (surface === 'reel') {
+        createPost(page, 'reel', { id: video.id, message: video.description });
+        return { status: 200, body: { success: true } };
+      }
+      video.postId = createPost(page, 'story', { photoIds: [] }).id;
+      return { status: 200, body: { success: true, post_id: video.postId } };
+    };
+
+  /** The bytes of a Reel or a video Story (rupload), with the Page's token as `OAuth`. */
+  function shortVideoBytes(request: FakeRequest): FakeAnswer {
+    const video = shortVideos.get(request.params.id ?? '');
+    const page = pageOfToken(request);
+    const refuse = (message: string) => ({
+      status: 400,
+      body: { debug_info: { retriable: false, type: 'ProcessingFailedError', message } },
+    });
+    if (!video || !page || video.pageId !== page.id) return refuse('Invalid video id or token.');
+    if (!/^OAuth /.test(String(request.headers.authorization ?? ''))) return refuse('Expected OAuth.');
+    const size = Number(request.headers.file_size);
+    if (request.headers.offset !== '0' || size !== request.body.bytes.length) {
+      return refuse(`The offset or file_size does not match the ${request.body.bytes.length} bytes sent.`);
+    }
+    video.bytes = size;
+    return { status: 200, body: { success: true } };
+  }
+
+  function shortVideoStatus(video: FacebookShortVideo): FakeAnswer {
+    const done = now() >= video.readyAtMs;
+    const failed = done && options.shortVideoFails !== undefined;
+    const processing = failed
+      ? { status: 'error', errors: [{ code: 1363008, message: options.shortVideoFails }] }
+      : { status: done ? 'complete' : 'in_progress' };
+    const publishing = {
+      status: done && !failed ? 'complete' : 'not_started',
+      ...(done && !failed ? { publish_status: 'published' } : {}),
+    };
+    return {
+      status: 200,
+      body: {
+        id: video.id,
+        status: {
+          video_status: failed ? 'error' : done ? 'ready' : 'processing',
+          uploading_phase: { status: 'complete', bytes_transfered: video.bytes },
+          processing_phase: processing,
+          publishing_phase: publishing,
+        },
+        ...(video.surface === 'reel' ? { permalink_url: `/reel/${video.id}` } : {}),
+      },
+    };
+  }
+
   function readNode(request: FakeRequest, page: Page): FakeAnswer {
     const id = request.params.id!;
     if (id === page.id) return { status: 200, body: { id: page.id, name: page.name } };
+    const short = shortVideos.get(id);
+    if (short?.finished && short.pageId === page.id) return shortVideoStatus(short);
     const video = videos.get(id);
     if (!video || video.pageId !== page.id) {
       return graphError(100, `(#100) Unsupported get request. Object with ID '${id}' does not exist`, {
@@ -511,6 +640,14 @@ export async function startFacebookServer(options: FacebookServerOptions = {}) {
       { method: 'POST', path: `${v}/:page/photos`, auth: true, handle: asPage(uploadPhoto) },
       { method: 'POST', path: `${v}/:page/videos`, auth: true, handle: asPage(uploadVideo) },
       { method: 'POST', path: `${v}/:page/photo_stories`, auth: true, handle: asPage(photoStory) },
+      { method: 'POST', path: `${v}/:page/video_reels`, auth: true, handle: asPage(shortVideoPhase('reel')) },
+      {
+        method: 'POST',
+        path: `${v}/:page/video_stories`,
+        auth: true,
+        handle: asPage(shortVideoPhase('story')),
+      },
+      { method: 'POST', path: '/video-upload/:version/:id', auth: true, handle: shortVideoBytes },
       { method: 'POST', path: `${v}/:id/comments`, auth: true, handle: asPage(comment) },
       { method: 'GET', path: `${v}/:id`, auth: true, handle: asPage(readNode) },
     ],
@@ -569,6 +706,7 @@ export async function startFacebookServer(options: FacebookServerOptions = {}) {
     posts,
     photos,
     videos,
+    shortVideos,
     comments,
     transfers,
     codes,

@@ -18,7 +18,10 @@
  *   EXPIRED (24 hours unpublished) or PUBLISHED;
  * - `POST /{version}/me/threads_publish` with `creation_id`: refused while the container is not
  *   FINISHED (24/4279009 "Media Not Found", as reported), refused for a container published already;
- *   `GET /{post}?fields=permalink`;
+ *   `GET /{post}?fields=permalink`; at most `publishQuota` posts (replies aside) in 24 hours (Meta's
+ *   250), refused past it with code 4, and `GET /{version}/me/threads_publishing_limit` telling
+ *   `quota_usage` and `config: { quota_total, quota_duration }`;
+ * - a text over 500 characters counted as Threads counts them (an emoji its UTF-8 bytes) refused;
  * - errors in Meta's envelope: 190 for a token revoked or expired, 100 for a bad parameter, 4 (app
  *   limit) with `X-App-Usage` at 100 when the kit's counters are spent, 368 scripted with `graphError`;
  *   `X-App-Usage` (percent of the kit's per-token counters) on every API answer.
@@ -41,6 +44,18 @@ export interface ThreadsServerOptions {
   username?: string;
   /** Requests per token before its app limit is spent. Default 1,000. */
   callLimit?: number;
+  /** Posts a profile may publish in 24 hours. Default 250. */
+  publishQuota?: number;
+}
+
+/** Threads' count, written apart from the connector's: each emoji part its UTF-8 bytes. */
+function threadsCount(text: string): number {
+  let count = 0;
+  for (const char of text) {
+    const emoji = /\p{Extended_Pictographic}|\u200d|\ufe0f|\p{Emoji_Modifier}/u.test(char);
+    count += emoji ? Buffer.byteLength(char) : 1;
+  }
+  return count;
 }
 
 export type ContainerStatus = 'IN_PROGRESS' | 'FINISHED' | 'ERROR' | 'EXPIRED' | 'PUBLISHED';
@@ -70,6 +85,7 @@ export interface ThreadsPost {
   text: string;
   replyTo: string | null;
   permalink: string;
+  publishedAtMs: number;
 }
 
 export type ThreadsServer = Awaited<ReturnType<typeof startThreadsServer>>;
@@ -179,7 +195,7 @@ export async function startThreadsServer(options: ThreadsServerOptions = {}) {
     const text = field(request, 'text') ?? '';
     if (!['TEXT', 'IMAGE', 'VIDEO', 'CAROUSEL'].includes(type))
       return invalid('Param media_type is invalid.');
-    if ([...text].length > 500) return invalid('Param text must be at most 500 characters long.');
+    if (threadsCount(text) > 500) return invalid('Param text must be at most 500 characters long.');
     const carouselItem = field(request, 'is_carousel_item') === 'true';
     const container: ThreadsContainer = {
       id: newId(),
@@ -254,6 +270,11 @@ export async function startThreadsServer(options: ThreadsServerOptions = {}) {
       });
     }
     if (status !== 'FINISHED') return invalid(`The media container cannot be published (${status}).`);
+    if (!container.replyTo && publishedToday() >= (options.publishQuota ?? 250)) {
+      return graphError(4, '(#4) Application request limit reached', {
+        userMessage: 'This profile has published the most posts it may in 24 hours.',
+      });
+    }
     const id = newId();
     const code = randomBytes(8).toString('base64url');
     container.publishedAs = id;
@@ -264,8 +285,18 @@ export async function startThreadsServer(options: ThreadsServerOptions = {}) {
       text: container.text,
       replyTo: container.replyTo,
       permalink: `https://www.threads.net/@${username}/post/${code}`,
+      publishedAtMs: now(),
     });
     return { status: 200, body: { id } };
+  }
+
+  /** Posts (replies aside) published in the last 24 hours. */
+  const publishedToday = () =>
+    posts.filter((post) => !post.replyTo && post.publishedAtMs > now() - 86_400_000).length;
+
+  function publishingLimit(): FakeAnswer {
+    const config = { quota_total: options.publishQuota ?? 250, quota_duration: 86_400 };
+    return { status: 200, body: { data: [{ quota_usage: publishedToday(), config }] } };
   }
 
   function readNode(request: FakeRequest): FakeAnswer {
@@ -379,6 +410,12 @@ export async function startThreadsServer(options: ThreadsServerOptions = {}) {
       },
       { method: 'POST', path: `${v}/me/threads`, auth: true, handle: asUser(createContainer) },
       { method: 'POST', path: `${v}/me/threads_publish`, auth: true, handle: asUser(publish) },
+      {
+        method: 'GET',
+        path: `${v}/me/threads_publishing_limit`,
+        auth: true,
+        handle: asUser(publishingLimit),
+      },
       { method: 'GET', path: `${v}/:id`, auth: true, handle: asUser(readNode) },
     ],
     errors: {

@@ -56,6 +56,11 @@ export interface TokenKeeperOptions {
   authRoot: string;
   /** The platform's name, for the reasons. */
   platform: string;
+  /**
+   * Renew a long-lived token this long before its expiry, while it still works (Meta's 60-day tokens
+   * die unrenewed): tried once per keeper, and a refusal leaves the token in hand until REFRESH_AHEAD_MS.
+   */
+  renewAheadMs?: number;
   context: Pick<ConnectorContext, 'clock' | 'refreshSecret' | 'oauthClient' | 'timeoutMs' | 'userAgent'>;
 }
 
@@ -66,6 +71,7 @@ export interface TokenKeeperOptions {
 export class TokenKeeper {
   private secret: string;
   private tokens: OAuthTokens;
+  private renewTried = false;
 
   constructor(private readonly options: TokenKeeperOptions) {
     this.secret = options.secret;
@@ -75,8 +81,12 @@ export class TokenKeeper {
   /** The access token to send now, refreshed first when it expires within REFRESH_AHEAD_MS. */
   async token(): Promise<string> {
     const { expiresAtMs } = this.tokens;
-    if (expiresAtMs !== undefined && expiresAtMs - this.options.context.clock.now() < REFRESH_AHEAD_MS) {
-      await this.refresh(this.secret);
+    if (expiresAtMs === undefined) return this.tokens.accessToken;
+    const left = expiresAtMs - this.options.context.clock.now();
+    if (left < REFRESH_AHEAD_MS) await this.refresh(this.secret);
+    else if (left < (this.options.renewAheadMs ?? 0) && !this.renewTried) {
+      this.renewTried = true;
+      await this.refresh(this.secret).catch(() => undefined);
     }
     return this.tokens.accessToken;
   }

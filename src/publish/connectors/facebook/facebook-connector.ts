@@ -9,8 +9,9 @@
  * unpublished (`published=false`); `deliver` (the commit) then makes one `/feed` post attaching them
  * (`attached_media`), or uploads them itself first. Meta documents no time after which an unpublished
  * photo is dropped (unconfirmed): photos are prepared at most an hour ahead and used for 6 hours, past
- * that they are uploaded again. A video is posted by `deliver` (`/videos`, which publishes it) and
- * Meta processes it after: the step is `pending` and `check` asks for its status until it is ready.
+ * that they are uploaded again. A video is posted by `deliver` (`/videos`, which publishes it; a Reel or
+ * a video Story in the three phases of facebook-reels.ts) and Meta processes it after: the step is
+ * `pending` and `check` asks for its status until it is ready (or failed, with Meta's reason).
  *
  * Meta has no idempotency key: a commit whose answer is lost is never sent again (`unknown`).
  */
@@ -28,12 +29,13 @@ import type {
 } from '../../../ports.js';
 import type { ConnectionDetails, ConnectorContext, MediaSource, OpenConnector } from '../../connector.js';
 import type { PlatformAnswer } from '../../platform-http.js';
-import { graphVersionOf, metaLimitOf, videoRootOf } from '../meta/graph.js';
+import { graphVersionOf, metaLimitOf, ruploadRootOf, videoRootOf } from '../meta/graph.js';
 import { SignInExpired, TokenKeeper, tokensOf } from '../oauth-tokens.js';
 import { FacebookApi, type FacebookStage, NotForFacebook } from './facebook-api.js';
 import { FACEBOOK_AUTH_ROOT } from './facebook-oauth.js';
 import { feedForm, mediaMessage, permalinkOf, placeOf, shapeOf } from './facebook-post.js';
-import { postVideo } from './facebook-video.js';
+import { finishShortVideo, type ShortVideo, uploadShortVideo } from './facebook-reels.js';
+import { postVideo, videoFailure } from './facebook-video.js';
 
 const HOUR_MS = 3_600_000;
 /** How long before the due time photos may be uploaded unpublished (see above). */
@@ -51,6 +53,9 @@ export interface FacebookState {
   photoIds: string[];
   /** The video posted, while Meta processes it. */
   videoId?: string;
+  /** What the video is: a Reel or a Story (else a video of the feed), and the Story's post id. */
+  surface?: ShortVideo;
+  postId?: string;
   checks: number;
   sinceMs: number;
 }
@@ -63,6 +68,8 @@ function readState(state: DeliveryJob['state']): FacebookState | undefined {
     step: value.step,
     photoIds,
     ...(typeof value.videoId === 'string' ? { videoId: value.videoId } : {}),
+    ...(value.surface === 'reel' || value.surface === 'story' ? { surface: value.surface } : {}),
+    ...(typeof value.postId === 'string' ? { postId: value.postId } : {}),
     checks: typeof value.checks === 'number' ? value.checks : 0,
     sinceMs: typeof value.sinceMs === 'number' ? value.sinceMs : 0,
   };
@@ -111,6 +118,7 @@ class FacebookPublisher implements Publisher {
     this.api = new FacebookApi(
       `${root}/${version}`,
       `${videoRootOf(root)}/${version}`,
+      `${ruploadRootOf(root)}/video-upload/${version}`,
       connection.account,
       token,
       context,
@@ -142,6 +150,12 @@ class FacebookPublisher implements Publisher {
         const photoIds = state?.photoIds ?? [];
         if (shape.kind === 'video') {
           return await this.postVideo(job, files[0]!, () => {
+            stage = 'post';
+          });
+        }
+        if (shape.kind === 'reel' || shape.kind === 'story-video') {
+          stage = 'video';
+          return await this.postShortVideo(job, files[0]!, shape.kind === 'reel' ? 'reel' : 'story', () => {
             stage = 'post';
           });
         }
@@ -287,27 +301,48 @@ class FacebookPublisher implements Publisher {
     return this.pending({ step: 'commit', photoIds: [], videoId, checks: 0, sinceMs: this.now() });
   }
 
-  /** Asks Meta about the video (`status.video_status`): ready, error, or still processing. */
+  /** A Reel or a video Story (facebook-reels.ts), then pending while Meta processes it. */
+  private async postShortVideo(
+    job: DeliveryJob,
+    file: MediaSource,
+    surface: ShortVideo,
+    commit: () => void,
+  ): Promise<StepOutcome> {
+    const videoId = await uploadShortVideo(this.api, this.page, surface, file);
+    commit();
+    const { postId } = await finishShortVideo(this.api, this.page, surface, videoId, job.content);
+    const state: FacebookState = {
+      step: 'commit',
+      photoIds: [],
+      videoId,
+      surface,
+      checks: 0,
+      sinceMs: this.now(),
+    };
+    return this.pending(postId ? { ...state, postId } : state);
+  }
+
+  /** Asks Meta about the video (`status`, facebook-video.ts reads it): ready, failed, or processing. */
   private async videoOutcome(state: FacebookState): Promise<StepOutcome> {
     const videoId = state.videoId!;
     const answer = await this.api.call('GET', `/${encodeURIComponent(videoId)}?fields=status,permalink_url`);
-    const status = (answer.json as { status?: { video_status?: unknown } } | undefined)?.status?.video_status;
-    if (status === 'ready' || status === 'published') return this.sent(answer, videoId);
-    if (status === 'error' || status === 'expired') {
-      return {
-        ok: false,
-        kind: 'refused',
-        reason: `Facebook could not process the video of the post (status ${status}): check its format (MP4 or MOV).`,
-      };
-    }
-    return this.pending(state);
+    const status = (answer.json as { status?: Record<string, unknown> } | undefined)?.status;
+    const failed = videoFailure(status, state.surface === 'reel' ? 'Reel' : 'video of the post');
+    if (failed) return { ok: false, kind: 'refused', reason: failed };
+    const phase = (status?.publishing_phase as { status?: unknown } | undefined)?.status;
+    const ready = ['ready', 'published'].includes(String(status?.video_status));
+    if (!ready && !(state.surface && phase === 'complete')) return this.pending(state);
+    if (state.surface === 'story') return this.sent(answer, state.postId ?? videoId);
+    const permalink = (answer.json as { permalink_url?: unknown } | undefined)?.permalink_url;
+    const reel = state.surface === 'reel' && typeof permalink !== 'string';
+    return this.sent(answer, videoId, reel ? `https://www.facebook.com/reel/${videoId}` : undefined);
   }
 
-  private sent(answer: PlatformAnswer, id: string | null): PublishOutcome {
+  private sent(answer: PlatformAnswer, id: string | null, url?: string): PublishOutcome {
     return {
       ok: true,
       externalId: id,
-      url: id === null ? null : permalinkOf(answer.json, id),
+      url: id === null ? null : (url ?? permalinkOf(answer.json, id)),
       ...metaLimitOf(answer.headers, this.now()),
     };
   }
@@ -322,7 +357,7 @@ class FacebookPublisher implements Publisher {
       ok: 'pending',
       state: { ...state },
       checkAtMs: this.now() + Math.round(wait),
-      reason: 'Facebook is processing the video of the post.',
+      reason: `Facebook is processing the ${state.surface === 'reel' ? 'Reel' : 'video'} of the post.`,
       deadlineAtMs: state.sinceMs + PROCESSING_DEADLINE_MS,
     };
   }

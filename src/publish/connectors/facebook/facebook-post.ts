@@ -5,13 +5,14 @@
  *   written after the message on a photo or video post (those have no link field);
  * - `platforms.facebook.location` is `place` (the Page id of the place: `location.id`): a long-standing
  *   parameter of /feed and /photos, not in Meta's current pages (unconfirmed);
- * - `platforms.facebook.collab` is refused: Meta invites a collaborator on Reels only, which this
- *   connector does not publish;
+ * - `platforms.facebook.reel` makes one video a Reel (`video_reels`: facebook-reels.ts), and
+ *   `platforms.facebook.collab` invites a collaborator Page on it (Meta has collaborators on Reels only,
+ *   so a collaborator on one video makes it a Reel, and on anything else is refused);
  * - media: one photo (`/photos` with the file as `source`), several photos (each uploaded unpublished,
  *   then one `/feed` post with `attached_media`), or one video (`/videos` with `source`); never photos
  *   and a video together;
- * - a Story (`postAsStory`): one photo, uploaded unpublished and published with `/photo_stories`;
- *   video Stories need Meta's rupload host, which this connector does not use yet.
+ * - a Story (`postAsStory`): one photo, uploaded unpublished and published with `/photo_stories`, or
+ *   one video (`video_stories`, the Reels' three phases);
  * - `alt` is not sent: the Graph API documents no alt text parameter for an uploaded photo.
  */
 import type { PlatformContent } from '../../../domain/delivery.js';
@@ -21,25 +22,38 @@ export type FacebookShape =
   | { kind: 'text' }
   | { kind: 'photos'; count: number }
   | { kind: 'video' }
-  | { kind: 'story-photo' };
+  | { kind: 'reel' }
+  | { kind: 'story-photo' }
+  | { kind: 'story-video' };
 
 const isVideo = (type: string) => type.startsWith('video/');
+
+const NO_COLLAB_STORY =
+  'Facebook invites a collaborator only on a Reel, not on a Story: remove platforms.facebook.collab or postAsStory.';
+
+/** The collaborator to invite on a Reel (`platforms.facebook.collab`: a Page's id or name). */
+export function collabOf(content: PlatformContent): string | undefined {
+  const collab = content.overrides?.collab;
+  return typeof collab === 'string' && collab.trim() ? collab.trim() : undefined;
+}
 
 /** What the post is on Facebook, from its media's types; throws NotForFacebook for what it cannot be. */
 export function shapeOf(content: PlatformContent, types: readonly string[]): FacebookShape {
   const overrides = content.overrides ?? {};
-  if (overrides.collab !== undefined) {
-    throw new NotForFacebook(
-      'Facebook invites a collaborator only on Reels, which this connector does not publish: remove platforms.facebook.collab.',
-    );
-  }
   const videos = types.filter(isVideo).length;
+  const oneVideo = videos === 1 && types.length === 1;
+  const collab = overrides.collab !== undefined;
   if (content.format === 'story') {
-    if (types.length === 1 && videos === 0) return { kind: 'story-photo' };
+    if (collab) throw new NotForFacebook(NO_COLLAB_STORY);
+    if (types.length === 1) return { kind: videos === 1 ? 'story-video' : 'story-photo' };
+    throw new NotForFacebook('A Facebook Story is one photo or one video: give exactly one.');
+  }
+  if (overrides.reel === true || collab) {
+    if (oneVideo) return { kind: 'reel' };
     throw new NotForFacebook(
-      videos > 0
-        ? 'A Facebook Story with a video is not published by this connector yet (it needs Meta’s resumable upload host): post it to the feed, or as a photo Story.'
-        : 'A Facebook Story is one photo: give exactly one image.',
+      collab
+        ? 'Facebook invites a collaborator only on a Reel, which is one video: give one video, or remove platforms.facebook.collab.'
+        : 'A Facebook Reel is one video: give exactly one video, or remove platforms.facebook.reel.',
     );
   }
   if (types.length === 0) return { kind: 'text' };
@@ -47,7 +61,7 @@ export function shapeOf(content: PlatformContent, types: readonly string[]): Fac
     if (types.length > 10) throw new NotForFacebook('Facebook takes at most 10 photos in one post.');
     return { kind: 'photos', count: types.length };
   }
-  if (videos === 1 && types.length === 1) return { kind: 'video' };
+  if (oneVideo) return { kind: 'video' };
   throw new NotForFacebook(
     'Facebook takes several photos or one video in a post, not both, nor several videos.',
   );

@@ -91,3 +91,26 @@ export async function postVideo(
   });
   return { videoId: videoId ?? text(finish.json, 'video_id') ?? null, answer: finish };
 }
+
+const PHASES = ['uploading_phase', 'processing_phase', 'publishing_phase'];
+
+/**
+ * Why Meta could not process a video, from its `status` (the Video reference: `video_status` ready,
+ * processing, error or expired; a Reel's or a Story's phases `uploading_phase`, `processing_phase`,
+ * `publishing_phase`, each with a `status` and, when it failed, `errors: [{ code, message }]`), or
+ * undefined while nothing failed. `what` names it: "Reel", "video of the post".
+ */
+export function videoFailure(status: Record<string, unknown> | undefined, what: string): string | undefined {
+  if (!status) return undefined;
+  const failed = PHASES.map((key) => status[key] as { status?: unknown; errors?: unknown } | undefined).find(
+    (phase) => phase?.status === 'error',
+  );
+  const videoStatus = status.video_status;
+  if (!failed && videoStatus !== 'error' && videoStatus !== 'expired') return undefined;
+  const errors = Array.isArray(failed?.errors) ? failed.errors : [];
+  const said = errors
+    .map((error) => (error as { message?: unknown } | null)?.message)
+    .filter((message): message is string => typeof message === 'string' && message.trim() !== '')
+    .join('; ');
+  return `Facebook could not process the ${what} (${said || `status ${String(videoStatus)}`}): check its format (MP4 or MOV).`;
+}

@@ -1,7 +1,8 @@
 /**
  * The Facebook module: a Facebook Page, signed in with Facebook Login through the operator's Meta app
  * (a long-lived user token, from which the Page's own token is read: it does not expire), posting
- * through the Graph API (`/{page}/feed`, `/photos`, `/videos`, `/photo_stories`). Meta has no
+ * through the Graph API (`/{page}/feed`, `/photos`, `/videos`, `/video_reels`, `/photo_stories`,
+ * `/video_stories`, the bytes of Reels and video Stories on rupload.facebook.com). Meta has no
  * idempotency key: a post whose answer was lost is never sent again blindly.
  */
 import type { ConnectorModule } from '../module.js';

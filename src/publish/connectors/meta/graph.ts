@@ -32,6 +32,8 @@ export const GRAPH_API_VERSION = 'v25.0';
 export const GRAPH_API_ROOT = 'https://graph.facebook.com';
 /** Where Meta takes video uploads when the API root is Meta's own. */
 export const GRAPH_VIDEO_ROOT = 'https://graph-video.facebook.com';
+/** Where Meta takes the bytes of a Reel or a video Story (the Reels publishing guide's upload step). */
+export const RUPLOAD_ROOT = 'https://rupload.facebook.com';
 
 /** The version of a connection: its `graphVersion` setting (`v25.0`, or `25.0`), else the default. */
 export function graphVersionOf(settings: Record<string, unknown> | undefined): string {
@@ -61,6 +63,11 @@ export function graphOrigin(address: string, what: string): string {
 /** The host of video uploads: graph-video.facebook.com for Meta's API root, else the root itself. */
 export function videoRootOf(apiRoot: string): string {
   return apiRoot === GRAPH_API_ROOT ? GRAPH_VIDEO_ROOT : apiRoot;
+}
+
+/** The host of byte uploads (`/video-upload/{version}/{id}`): rupload for Meta's API root, else the root. */
+export function ruploadRootOf(apiRoot: string): string {
+  return apiRoot === GRAPH_API_ROOT ? RUPLOAD_ROOT : apiRoot;
 }
 
 /** The error of a Graph answer, as Meta's envelope has it. */
@@ -101,6 +108,9 @@ export function graphErrorOf(answer: Pick<PlatformAnswer, 'json'>): GraphError |
 /** What Meta said: its message for people (`error_user_msg`) or its message, with the code and subcode. */
 export function graphSaid(answer: PlatformAnswer): string {
   const error = graphErrorOf(answer);
+  // The upload host (rupload) answers `{ debug_info: { type, message } }` instead of the envelope.
+  const debug = (answer.json as { debug_info?: { message?: unknown } } | undefined)?.debug_info?.message;
+  if (!error && typeof debug === 'string' && debug.trim()) return debug.trim();
   if (!error) return summarise(answer.text) || `HTTP ${answer.status}`;
   const words = error.userMessage ?? error.message ?? `HTTP ${answer.status}`;
   const code =

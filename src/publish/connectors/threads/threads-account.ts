@@ -4,6 +4,7 @@
  * after the sign-in (verifyThreads: `GET /me?fields=id,username` with the long-lived token).
  */
 import { type Capabilities, PLATFORM_CAPABILITIES } from '../../../domain/capabilities.js';
+import { threadsLength } from '../../../domain/preflight.js';
 import type { VerifiedConnection } from '../../connector.js';
 import { callPlatform, hideSecrets, type PlatformAnswer } from '../../platform-http.js';
 import { graphOrigin, graphSaid, metaHooks } from '../meta/graph.js';
@@ -18,21 +19,8 @@ const MB = 1024 * 1024;
 /** The longest text of a post, counted as threadsTextLength counts it. */
 export const THREADS_TEXT_LIMIT = 500;
 
-/**
- * Threads' count (…/threads/overview, limitations: "text posts are limited to 500 characters", emoji
- * counted by their UTF-8 byte length): a code point is one, an emoji (Extended_Pictographic, with
- * the joiners and selectors that make one) its UTF-8 bytes. Unconfirmed beyond that sentence: how a
- * sequence of several emoji code points counts exactly; this counts each part's bytes.
- */
-export function threadsTextLength(text: string): number {
-  let count = 0;
-  for (const char of text) {
-    if (/\p{Extended_Pictographic}|\u200d|\ufe0f|\p{Emoji_Modifier}/u.test(char)) {
-      count += Buffer.byteLength(char, 'utf8');
-    } else count += 1;
-  }
-  return count;
-}
+/** Threads' count, the pre-flight's (domain/preflight.ts `threadsLength`): an emoji its UTF-8 bytes. */
+export const threadsTextLength = threadsLength;
 
 /**
  * What a post may carry: 500 characters; one image (JPEG or PNG, up to 8 MB) or video (MP4 or MOV, up

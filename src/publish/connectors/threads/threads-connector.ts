@@ -47,6 +47,12 @@ export const THREADS_PREPARE_LEAD_MS = HOUR_MS;
 export const THREADS_CONTAINER_KEPT_MS = 23 * HOUR_MS;
 /** The first check of a processing container, then half as long again each time, up to the longest. */
 const CHECK_MS = { first: 10_000, longest: 60_000 };
+/**
+ * The 60-day token is renewed once 30 days are left (…/threads/get-started/long-lived-tokens: a token
+ * at least 24 hours old and unexpired can be refreshed; one left unrefreshed dies at 60 days): any post
+ * of the second month keeps the channel signed in.
+ */
+export const THREADS_RENEW_AHEAD_MS = 30 * 24 * HOUR_MS;
 /** How long a container may stay IN_PROGRESS before the delivery fails. */
 const PROCESSING_DEADLINE_MS = 30 * 60_000;
 
@@ -98,6 +104,7 @@ class ThreadsPublisher implements Publisher {
         authRoot:
           typeof connection.settings.authRoot === 'string' ? connection.settings.authRoot : THREADS_AUTH_ROOT,
         platform: 'Threads',
+        renewAheadMs: THREADS_RENEW_AHEAD_MS,
         context,
       });
       keeper = { token: () => held.token(), refused: (token) => held.refused(token) };
@@ -283,6 +290,8 @@ class ThreadsPublisher implements Publisher {
     }
     const refused = this.refusedBy(status);
     if (refused) return refused;
+    const spent = await this.quotaSpent();
+    if (spent) return spent;
     try {
       return await this.publish(state.containerId);
     } catch (error) {
@@ -292,6 +301,32 @@ class ThreadsPublisher implements Publisher {
       }
       throw new PublishFailure(error);
     }
+  }
+
+  /**
+   * The profile's publishing quota, read before a post is published (`GET /me/threads_publishing_limit`,
+   * …/threads/overview: 250 posts in a rolling 24 hours, enforced on `threads_publish`): spent, the
+   * post waits (rate limited for an hour: Meta says how many were published, not when the oldest of
+   * them leaves the window). A quota that cannot be read does not hold the post up.
+   */
+  private async quotaSpent(): Promise<FailedOutcome | undefined> {
+    let json: unknown;
+    try {
+      json = (await this.api.call('GET', '/me/threads_publishing_limit?fields=quota_usage,config')).json;
+    } catch {
+      return undefined;
+    }
+    const usage = (json as { data?: { quota_usage?: unknown; config?: { quota_total?: unknown } }[] })
+      ?.data?.[0];
+    const used = Number(usage?.quota_usage);
+    const total = Number(usage?.config?.quota_total);
+    if (!Number.isFinite(used) || !Number.isFinite(total) || total <= 0 || used < total) return undefined;
+    return {
+      ok: false,
+      kind: 'rate_limited',
+      retryAfterMs: HOUR_MS,
+      reason: `Threads lets ${this.api.account} publish ${total} posts in 24 hours, and ${used} were published: the post waits until Threads allows more.`,
+    };
   }
 
   private async publish(containerId: string): Promise<PublishOutcome> {

@@ -8,9 +8,11 @@
  * - 2 to 20 files: a carousel: one child per file (`is_carousel_item=true`), then `CAROUSEL` with
  *   `children` (their ids, comma separated) and the text.
  * The text is the caption, with the link after it when the caption does not hold it already (Threads
- * makes the first link of a text post its preview). `alt_text` is sent for one image or video
+ * makes the first link of a text post its preview), and a poll's question (a Threads poll has options
+ * only) unless the caption asks it. `alt_text` is sent for one image or video
  * (unconfirmed in the stored pages beyond SDKs that send it).
  */
+import { threadsPostText } from '../../../domain/platform-rules.js';
 import type { DeliveryJob } from '../../../ports.js';
 import { THREADS_TEXT_LIMIT, threadsTextLength } from './threads-account.js';
 import { NotForThreads } from './threads-api.js';
@@ -29,12 +31,12 @@ export function isVideo(type: string | undefined, url: string): boolean {
   return type ? type.startsWith('video/') : VIDEO_EXTENSIONS.test(url);
 }
 
-/** The text of the post: the caption, and the link when the caption does not hold it. */
+/**
+ * The text of the post, as the pre-flight measured it (platform-rules.ts `threadsPostText`): the
+ * caption, the link and a poll's question, each unless the caption holds it already.
+ */
 export function textOf(content: DeliveryJob['content']): string {
-  const caption = content.caption?.trim() ?? '';
-  const link = content.link?.trim();
-  if (!link || caption.includes(link)) return caption;
-  return caption ? `${caption}\n\n${link}` : link;
+  return threadsPostText(content).trim();
 }
 
 /** Refuses, before anything is sent, what Threads would refuse. */
