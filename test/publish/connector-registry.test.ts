@@ -176,10 +176,10 @@ describe('connect, from the modules', () => {
       redirect: 'paste',
     });
     expect(parse('myspace', '--brand', 'A')).toBe(
-      'connect: unknown platform "myspace"; use mastodon, bluesky, telegram, linkedin, x, facebook or threads.',
+      'connect: unknown platform "myspace"; use mastodon, bluesky, telegram, linkedin, x, facebook, threads or youtube.',
     );
     expect(parse()).toBe(
-      'connect needs the platform: mastodon, bluesky, telegram, linkedin, x, facebook or threads.',
+      'connect needs the platform: mastodon, bluesky, telegram, linkedin, x, facebook, threads or youtube.',
     );
     expect(parse('telegram', '--brand', 'A', '--chat', '@c', '--paste-code')).toBe(
       'connect telegram does not take --paste-code.',

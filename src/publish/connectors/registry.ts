@@ -17,12 +17,22 @@ import type { ConnectorModule } from './module.js';
 import { telegram } from './telegram/index.js';
 import { threads } from './threads/index.js';
 import { x } from './x/index.js';
+import { youtube } from './youtube/index.js';
 
 /** In the order help, errors and docs list them. */
-export const CONNECTOR_MODULES = [mastodon, bluesky, telegram, linkedin, x, facebook, threads] as const;
+export const CONNECTOR_MODULES = [
+  mastodon,
+  bluesky,
+  telegram,
+  linkedin,
+  x,
+  facebook,
+  threads,
+  youtube,
+] as const;
 
 /** A platform with a connector of its own: `mastodon`, `bluesky`, `telegram`, `linkedin`, `x`, `facebook`,
- * `threads`. */
+ * `threads`, `youtube`. */
 export type ConnectedKind = (typeof CONNECTOR_MODULES)[number]['kind'];
 
 /** The publishers of every channel without a connection; the operator configures one of them. */
