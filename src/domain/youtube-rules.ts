@@ -24,7 +24,10 @@ export function youtubeTitle(content: Pick<PlatformContent, 'title' | 'caption'>
   const line = (content.caption ?? '').split('\n').find((text) => text.trim() !== '') ?? '';
   const title = [...line.replace(/[<>]/g, '').trim()];
   if (title.length <= YOUTUBE_TITLE_CHARACTERS) return title.join('') || 'Untitled';
-  return `${title.slice(0, YOUTUBE_TITLE_CHARACTERS - 1).join('').trimEnd()}…`;
+  return `${title
+    .slice(0, YOUTUBE_TITLE_CHARACTERS - 1)
+    .join('')
+    .trimEnd()}…`;
 }
 
 /** The video's description: the caption, and the link after it. */
@@ -36,7 +39,10 @@ export function youtubeDescription(content: PlatformContent): string {
 export function youtubeTags(content: Pick<PlatformContent, 'overrides'>): string[] {
   const tags = content.overrides?.tags;
   if (!Array.isArray(tags)) return [];
-  return tags.filter((tag): tag is string => typeof tag === 'string').map((tag) => tag.trim()).filter(Boolean);
+  return tags
+    .filter((tag): tag is string => typeof tag === 'string')
+    .map((tag) => tag.trim())
+    .filter(Boolean);
 }
 
 /** How long YouTube counts the tags: each tag, a comma between two, and quotes around one with a space. */

@@ -22,8 +22,13 @@ interface GoogleErrorBody {
 export function googleReasons(answer: PlatformAnswer): string[] {
   const error = (answer.json as GoogleErrorBody | undefined)?.error;
   if (typeof error !== 'object' || error === null) return [];
-  const listed = [...(Array.isArray(error.errors) ? error.errors : []), ...(Array.isArray(error.details) ? error.details : [])];
-  return listed.map((item) => item?.reason).filter((reason): reason is string => typeof reason === 'string' && reason !== '');
+  const listed = [
+    ...(Array.isArray(error.errors) ? error.errors : []),
+    ...(Array.isArray(error.details) ? error.details : []),
+  ];
+  return listed
+    .map((item) => item?.reason)
+    .filter((reason): reason is string => typeof reason === 'string' && reason !== '');
 }
 
 /** What Google said: its message and its reasons (`The request cannot be completed… (quotaExceeded)`). */
@@ -34,7 +39,8 @@ export function googleSaid(answer: PlatformAnswer): string {
     // The OAuth shape: { error: "invalid_grant", error_description }.
     return typeof body.error_description === 'string' ? `${error}: ${body.error_description}` : error;
   }
-  const message = typeof error?.message === 'string' && error.message ? error.message : summarise(answer.text);
+  const message =
+    typeof error?.message === 'string' && error.message ? error.message : summarise(answer.text);
   const reasons = [...new Set(googleReasons(answer))];
   if (!message) return reasons.join(', ') || `HTTP ${answer.status}`;
   const named = reasons.filter((reason) => !message.includes(reason));

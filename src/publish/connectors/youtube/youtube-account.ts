@@ -46,7 +46,9 @@ export async function channelsOf(
     });
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
-    throw new Error(`Could not reach YouTube at ${root} (${hideSecrets(detail, [token])}): check --api-root.`);
+    throw new Error(
+      `Could not reach YouTube at ${root} (${hideSecrets(detail, [token])}): check --api-root.`,
+    );
   }
   const said = hideSecrets(googleSaid(answer), [token]);
   if (answer.status === 401 || answer.status === 403) {
@@ -56,14 +58,21 @@ export async function channelsOf(
   }
   const items = ((answer.json ?? {}) as { items?: unknown }).items;
   if (answer.status !== 200 || (items !== undefined && !Array.isArray(items))) {
-    throw new Error(`${root} did not answer like YouTube (channels: ${said}): check --api-root, or try again.`);
+    throw new Error(
+      `${root} did not answer like YouTube (channels: ${said}): check --api-root, or try again.`,
+    );
   }
   const channels: YouTubeChannel[] = [];
-  for (const item of (items ?? []) as { id?: unknown; snippet?: { title?: unknown; customUrl?: unknown } }[]) {
+  for (const item of (items ?? []) as {
+    id?: unknown;
+    snippet?: { title?: unknown; customUrl?: unknown };
+  }[]) {
     if (typeof item?.id !== 'string' || !item.id) continue;
-    const title = typeof item.snippet?.title === 'string' && item.snippet.title ? item.snippet.title : item.id;
+    const title =
+      typeof item.snippet?.title === 'string' && item.snippet.title ? item.snippet.title : item.id;
     const custom = item.snippet?.customUrl;
-    const handle = typeof custom === 'string' && custom ? (custom.startsWith('@') ? custom : `@${custom}`) : null;
+    const handle =
+      typeof custom === 'string' && custom ? (custom.startsWith('@') ? custom : `@${custom}`) : null;
     channels.push({ id: item.id, name: title, kind: 'channel', handle });
   }
   return channels;

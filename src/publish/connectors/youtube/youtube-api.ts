@@ -1,8 +1,9 @@
 /**
  * YouTube's API calls: the shared PlatformApi (connectors/platform-api.ts) with YouTube's hooks and the
- * stages of a delivery. The session, the upload and the reads create nothing public until the last
- * byte arrives, and the session says whether it did: an unanswered one is repeated (after a probe). A
- * playlist item and a comment thread are created once: an unanswered one is in doubt.
+ * stages of a delivery. Opening a session and reading create nothing public: an unanswered one is
+ * transient. An upload's last chunk creates the video: an unanswered one is unknown, and the check
+ * after it asks the session (a check is always repeated). A playlist item and a comment thread are
+ * created once: an unanswered one is in doubt.
  */
 import type { ConnectorContext } from '../../connector.js';
 import { type ApiToken, PlatformApi } from '../platform-api.js';
@@ -30,7 +31,7 @@ export function youtubeApi(
     hooks: YOUTUBE_HOOKS,
     stages: {
       session: { what: 'upload session', repeatable: true },
-      upload: { what: 'video upload', repeatable: true },
+      upload: { what: 'video upload' },
       read: { what: 'read of the video', repeatable: true },
       playlist: { what: 'playlist item' },
       comment: { what: 'comment' },

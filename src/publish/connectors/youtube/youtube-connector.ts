@@ -8,8 +8,8 @@
  * - `deliver` (the commit) refuses what YouTube would refuse, opens the upload session and answers
  *   `pending` with its URI: from then on a broken connection or a restart never starts the upload over;
  * - `check` of the upload asks the session what it has (`Content-Range: bytes *\/N` → 308 + `Range`)
- *   and sends the rest from there, chunk by chunk from disk; a connection broken meanwhile is followed
- *   by the same question and the rest again, a few times in one step, then in the next check;
+ *   and sends the rest from there, chunk by chunk from disk; a connection broken meanwhile fails the
+ *   check, and the engine's next check asks the session again (a check is always repeated);
  * - `check` of the processing reads `status.uploadStatus` until `processed` (or fails with YouTube's
  *   `failureReason` / `rejectionReason`), then adds the playlists, then the delivery is sent.
  * The upload cannot go ahead of the due time (`prepare`): its last byte publishes the video.
@@ -29,7 +29,6 @@ import type {
   StepOutcome,
 } from '../../../ports.js';
 import type { ConnectionDetails, ConnectorContext, MediaSource, OpenConnector } from '../../connector.js';
-import { PlatformUnreachable } from '../../platform-http.js';
 import { GOOGLE_AUTH_ROOT } from '../google/google-oauth.js';
 import { connectionToken } from '../oauth-tokens.js';
 import { NotForPlatform, PlatformRefusal } from '../platform-api.js';
@@ -37,8 +36,6 @@ import { type YouTubeApi, youtubeApi } from './youtube-api.js';
 import { probeSession, SessionStalled, startSession, uploadFrom } from './youtube-upload.js';
 import { playlistsOf, processingOf, videoResource, watchUrl } from './youtube-video.js';
 
-/** How often one check asks the session again after a broken connection before leaving it to the next. */
-const RESUMES_PER_CHECK = 3;
 /** The first check of a processing video, then half as long again each time, up to the longest. */
 const CHECK_MS = { first: 10_000, longest: 120_000 };
 /** How long a delivery may take from its session to its last playlist before it fails. */
@@ -70,12 +67,6 @@ function readState(state: DeliveryJob['state']): YouTubeState | undefined {
     sinceMs: typeof value.sinceMs === 'number' ? value.sinceMs : 0,
     checks: typeof value.checks === 'number' ? value.checks : 0,
   };
-}
-
-/** A connection that broke, or a Google server that failed: the session is asked where to go on. */
-function broken(error: unknown): boolean {
-  if (error instanceof PlatformUnreachable) return true;
-  return error instanceof PlatformRefusal && (error.answer.status >= 500 || error.answer.status === 408);
 }
 
 /** The session is gone (404, 410: expired) or takes no more: only a new one can carry the video. */
@@ -194,34 +185,36 @@ class YouTubePublisher implements Publisher {
     }
   }
 
-  /** Asks the session what it has, sends the rest; after a broken connection, the same again. */
+  /**
+   * Asks the session what it has and sends the rest. A connection that breaks meanwhile fails this
+   * check (the engine checks again: the next one asks the session again and goes on from there).
+   */
   private async upload(job: DeliveryJob, state: YouTubeState): Promise<StepOutcome> {
     const session = state.session!;
     let file: MediaSource | undefined;
     try {
       file = await this.video(job);
-      for (let resumes = 0; ; resumes++) {
-        try {
-          const probed = await probeSession(this.api, session, file.size);
-          const video = probed.done ? probed.video : await uploadFrom(this.api, session, file, probed.received);
-          const videoId = String(video.id);
-          this.context.log(`YouTube has the video ${videoId} of ${this.api.account}; it is processing.`);
-          const next: YouTubeState = { ...state, step: 'processing', session: null, videoId, checks: 0 };
-          return this.pending(next, this.now() + CHECK_MS.first, 'YouTube is processing the video.');
-        } catch (error) {
-          if (resumes >= RESUMES_PER_CHECK || !broken(error)) throw error;
-          this.context.log(
-            `The YouTube upload of ${this.api.account} broke (${(error as Error).message}): asking the session where to go on.`,
-          );
-        }
+      const probed = await probeSession(this.api, session, file.size);
+      if (!probed.done && probed.received > 0) {
+        this.context.log(
+          `YouTube has ${probed.received} of ${file.size} bytes of the upload of ${this.api.account}: going on from there.`,
+        );
       }
+      const video = probed.done ? probed.video : await uploadFrom(this.api, session, file, probed.received);
+      const videoId = String(video.id);
+      const next: YouTubeState = { ...state, step: 'processing', session: null, videoId, checks: 0 };
+      return this.pending(next, this.now() + CHECK_MS.first, 'YouTube is processing the video.');
     } catch (error) {
       if (!sessionLost(error)) return this.api.failure(error, 'upload');
       // Google no longer has the session: a new one is the only way, and nothing was published.
       this.context.log(`The YouTube upload session of ${this.api.account} is gone: opening a new one.`);
       try {
         const fresh = { ...state, session: await this.openSession(job), checks: 0 };
-        return this.pending(fresh, this.now(), 'YouTube opened a new upload session: the video goes up next.');
+        return this.pending(
+          fresh,
+          this.now(),
+          'YouTube opened a new upload session: the video goes up next.',
+        );
       } catch (again) {
         return this.api.failure(again, 'session');
       }
@@ -277,7 +270,9 @@ class YouTubePublisher implements Publisher {
           return this.pending({ ...state, added }, this.now() + wait, failure.reason);
         }
         added.push(playlistId);
-        this.context.log(`The video ${videoId} was not added to the playlist ${playlistId}: ${failure.reason}`);
+        this.context.log(
+          `The video ${videoId} was not added to the playlist ${playlistId}: ${failure.reason}`,
+        );
       }
     }
     return { ok: true, externalId: videoId, url: watchUrl(videoId) };

@@ -63,6 +63,6 @@ export const YOUTUBE_HOOKS: PlatformHooks = {
     reconnect: (call, said) =>
       `YouTube refused the sign-in of ${call.account} (${said}): ${RECONNECT} to reconnect the channel.`,
     unanswered: (call, message) =>
-      `YouTube (${call.address}) did not answer the ${call.what} (${message}): it may have been carried out, so it is not sent again blindly.`,
+      `YouTube (${call.address}) did not answer the ${call.what} (${message}): it may have been carried out.`,
   },
 };

@@ -5,13 +5,14 @@
  * (`GET /youtube/v3/videos?part=status,processingDetails`: `status.uploadStatus` uploaded → processed,
  * or failed / rejected / deleted with `failureReason` / `rejectionReason`).
  */
-import type { DeliveryJob } from '../../../ports.js';
+
 import {
   youtubeDescription,
   youtubeProblems,
   youtubeTags,
   youtubeTitle,
 } from '../../../domain/youtube-rules.js';
+import type { DeliveryJob } from '../../../ports.js';
 import { NotForPlatform } from '../platform-api.js';
 
 export type Privacy = 'public' | 'unlisted' | 'private';
