@@ -96,6 +96,8 @@ export async function startYouTubeServer(options: YouTubeServerOptions = {}) {
   const videos = new Map<string, YouTubeVideo>();
   const playlistItems: { playlistId: string; videoId: string }[] = [];
   const comments: { videoId: string; text: string }[] = [];
+  /** Playlists whose inserts fail with this answer for now (a test's trouble aimed at one playlist). */
+  const playlistTrouble = new Map<string, FakeAnswer>();
   const spent = { uploads: 0, units: 0 };
   const limits = { uploads: options.uploadsPerDay ?? 100, units: options.unitsPerDay ?? 10_000 };
   let signIn: GoogleSignIn;
@@ -272,6 +274,8 @@ export async function startYouTubeServer(options: YouTubeServerOptions = {}) {
           const snippet = (request.body.json as { snippet?: Record<string, unknown> } | undefined)?.snippet;
           const playlistId = String(snippet?.playlistId ?? '');
           const videoId = String((snippet?.resourceId as { videoId?: unknown } | undefined)?.videoId ?? '');
+          const trouble = playlistTrouble.get(playlistId);
+          if (trouble) return trouble;
           if (!playlists.has(playlistId))
             return googleError(
               404,
@@ -366,6 +370,7 @@ export async function startYouTubeServer(options: YouTubeServerOptions = {}) {
     uploads,
     videos,
     playlistItems,
+    playlistTrouble,
     comments,
     spent,
     channels,
