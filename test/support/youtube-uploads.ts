@@ -14,6 +14,7 @@ import {
   type FakeAnswer,
   type FakeRequest,
   type HandlerResult,
+  NO_ANSWER,
 } from './fake-platform/kit.js';
 
 export const QUANTUM = 256 * 1024;
@@ -39,6 +40,8 @@ export class UploadSessions {
   readonly sessions = new Map<string, UploadSession>();
   /** The next chunk that reaches this many bytes of its session keeps them and cuts the connection. */
   breakAt: number | null = null;
+  /** The next chunk that reaches this many bytes keeps them and is never answered (its process stalls). */
+  hangAt: number | null = null;
   /** Each PUT's Content-Range, in order, and what the session had before it. */
   readonly puts: { range: string; had: number; bytes: number }[] = [];
 
@@ -95,11 +98,12 @@ export class UploadSessions {
         const last = end === session.total;
         let keep = end;
         if (!last) keep = start + Math.floor((end - start) / QUANTUM) * QUANTUM;
-        if (this.breakAt !== null && this.breakAt > session.received && this.breakAt < end) {
-          const broken = this.breakAt;
-          this.breakAt = null;
-          this.take(session, bytes.subarray(session.received - start, broken - start));
-          return CUT_CONNECTION;
+        for (const trouble of ['breakAt', 'hangAt'] as const) {
+          const at = this[trouble];
+          if (at === null || at <= session.received || at >= end) continue;
+          this[trouble] = null;
+          this.take(session, bytes.subarray(session.received - start, at - start));
+          return trouble === 'breakAt' ? CUT_CONNECTION : NO_ANSWER;
         }
         if (keep > session.received)
           this.take(session, bytes.subarray(session.received - start, keep - start));
