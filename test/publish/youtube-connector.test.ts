@@ -7,7 +7,7 @@
  * of the channel.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DeliveryJob, Publisher, StepOutcome } from '../../src/ports.js';
+import type { DeliveryJob, Publisher } from '../../src/ports.js';
 import { nextPacificMidnightMs } from '../../src/publish/connectors/google/google-errors.js';
 import { verifyYouTube } from '../../src/publish/connectors/youtube/youtube-account.js';
 import {

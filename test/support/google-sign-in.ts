@@ -156,6 +156,6 @@ export class GoogleSignIn {
       this.refreshes++;
       return answer(this.tokensOf(known.scopes));
     }
-    return grant('unsupported_grant_type', 'Invalid grant_type: ' + (form.get('grant_type') ?? ''));
+    return grant('unsupported_grant_type', `Invalid grant_type: ${form.get('grant_type') ?? ''}`);
   }
 }
