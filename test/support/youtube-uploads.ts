@@ -89,6 +89,14 @@ export class UploadSessions {
     if (Number((asked ?? chunk)![asked ? 1 : 3]) !== session.total) {
       return this.error(400, 'badRequest', 'The Content-Range total does not match X-Upload-Content-Length.');
     }
+    const type = String(request.headers['content-type'] ?? '');
+    if (chunk && type !== session.type && type !== 'application/octet-stream') {
+      return this.error(
+        400,
+        'badRequest',
+        `The chunk's Content-Type ${type || '(none)'} is not the upload's.`,
+      );
+    }
     if (chunk && session.videoId === null) {
       const start = Number(chunk[1]);
       const end = Number(chunk[2]) + 1;

@@ -57,9 +57,14 @@ function receivedOf(answer: PlatformAnswer): number {
 }
 
 /** A PUT to the session: 308 is progress, 200/201 the video; anything else is thrown as a refusal. */
-async function put(api: YouTubeApi, session: string, body: Uint8Array, range: string): Promise<SessionState> {
+async function put(
+  api: YouTubeApi,
+  session: string,
+  body: Uint8Array,
+  headers: Record<string, string>,
+): Promise<SessionState> {
   try {
-    const answer = await api.call('PUT', session, () => body, { 'content-range': range });
+    const answer = await api.call('PUT', session, () => body, headers);
     const video = (answer.json ?? {}) as Record<string, unknown>;
     if (typeof video.id !== 'string') throw new PlatformRefusal({ ...answer, status: 502 });
     return { done: true, video };
@@ -73,7 +78,7 @@ async function put(api: YouTubeApi, session: string, body: Uint8Array, range: st
 
 /** Asks the session how much it has (the probe). */
 export function probeSession(api: YouTubeApi, session: string, size: number): Promise<SessionState> {
-  return put(api, session, new Uint8Array(0), `bytes */${size}`);
+  return put(api, session, new Uint8Array(0), { 'content-range': `bytes */${size}` });
 }
 
 /**
@@ -83,23 +88,24 @@ export function probeSession(api: YouTubeApi, session: string, size: number): Pr
 export async function uploadFrom(
   api: YouTubeApi,
   session: string,
-  file: Pick<MediaSource, 'size' | 'range'>,
+  file: Pick<MediaSource, 'size' | 'range' | 'type'>,
   from: number,
-  onProgress: (received: number) => void = () => {},
 ): Promise<Record<string, unknown>> {
   let offset = from;
   let stalls = 0;
   for (;;) {
     const end = Math.min(offset + CHUNK_BYTES, file.size);
     const bytes = await file.range(offset, end);
-    const state = await put(api, session, bytes, `bytes ${offset}-${end - 1}/${file.size}`);
+    const state = await put(api, session, bytes, {
+      'content-range': `bytes ${offset}-${end - 1}/${file.size}`,
+      'content-type': file.type,
+    });
     if (state.done) return state.video;
     // Google may keep less than was sent: the next chunk starts where it says. A session that keeps
     // nothing more, again and again, cannot finish.
     stalls = state.received > offset ? 0 : stalls + 1;
     if (stalls >= 3 || state.received >= file.size) throw new SessionStalled(state.received);
     offset = state.received;
-    onProgress(offset);
   }
 }
 
