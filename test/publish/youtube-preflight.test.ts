@@ -109,3 +109,14 @@ it('an account whose quota is spent: pre-flight says its delivery waits until th
     },
   ]);
 });
+
+it('platforms.youtube.privacy takes public, unlisted or private only', async () => {
+  await expect(
+    warnings({ title: 'Roast', caption: 'A roast', platforms: { youtube: { privacy: 'friends' } } }),
+  ).rejects.toMatchObject({
+    errors: { 'platforms.youtube.privacy': ['The selected platforms.youtube.privacy is invalid.'] },
+  });
+  expect(
+    await warnings({ title: 'Roast', caption: 'A roast', platforms: { youtube: { privacy: 'unlisted' } } }),
+  ).toEqual([]);
+});
