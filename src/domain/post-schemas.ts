@@ -82,6 +82,10 @@ export const PlatformOverrides = z.strictObject({
     .strictObject({
       caption: OwnCaption,
       tags: z.array(text({ max: 500 })).optional(),
+      privacy: z
+        .enum(['public', 'unlisted', 'private'])
+        .optional()
+        .describe("Who may watch the video (YouTube's privacyStatus); default public"),
       playlists: z
         .array(
           z.strictObject({

@@ -9,6 +9,7 @@ import { BLUESKY_TEXT_BYTES, type Capabilities } from './capabilities.js';
 import { OVERRIDE_KEYS, type PlatformContent, TITLE_PLATFORMS } from './delivery.js';
 import { type DeliveryChannel, planDelivery, platformText } from './platform-rules.js';
 import type { PostPayload } from './post-schemas.js';
+import { youtubeProblems } from './youtube-rules.js';
 
 /**
  * `fail`: the delivery will fail (on a channel without a connection of its own: the platform would
@@ -74,6 +75,7 @@ export function preflightChannel(
     );
   checkText(content, caps, platform, fail);
   checkFields(content, caps, platform, fail);
+  if (platform === 'YouTube') for (const problem of youtubeProblems(content)) fail(problem);
   const count = content.media.length;
   if (caps.requiresMedia && count === 0) {
     fail(`${platform} publishes nothing without media: add an image or a video, or leave this channel out.`);

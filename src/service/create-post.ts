@@ -75,6 +75,7 @@ export async function createPost(context: PostContext, request: unknown): Promis
     payload,
     context.defaultConnector ?? 'sandbox',
     context.publicMedia,
+    nowMs,
   );
   preflight.catch(() => undefined);
   const withWarnings = (result: CreatedPost, warnings: PreflightWarning[]): CreatedPost =>

@@ -182,6 +182,7 @@ async function changePost(context: PostContext, request: unknown, nowMs: number)
         payload,
         context.defaultConnector ?? 'sandbox',
         context.publicMedia,
+        nowMs,
       )
     : [];
   return warnings.length > 0 ? { ...presented, warnings } : presented;

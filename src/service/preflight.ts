@@ -21,6 +21,8 @@ export function preflightPost(
   defaultConnector: string,
   /** The server hands out public addresses of uploaded media (serve with a public URL). */
   publicMedia = false,
+  /** The request's time: accounts whose platform said they have nothing left until later are told. */
+  nowMs?: number,
 ): Promise<PreflightWarning[]> {
   const channelIds = collection.channels.map((channel) => channel.id);
   const mediaIds = (payload.media ?? []).flatMap((element) => (element.id ? [element.id] : []));
@@ -36,13 +38,40 @@ export function preflightPost(
           .then((activity) => [channel.id, activity.statusReason] as const),
       ),
     ),
+    nowMs === undefined ? Promise.resolve(new Map<number, number>()) : store.jobs.accountLimits(nowMs),
   ]);
-  return reads.then(([connections, found, reasons]) =>
+  return reads.then(([connections, found, reasons, limited]) =>
     warningsOf(collection, payload, defaultConnector, connections, found, reasons).concat(
       fetchedMediaWarnings(collection, payload, connections, publicMedia),
       moduleNotes(collection, payload, connections, found, publicMedia),
+      limitedAccountWarnings(collection, connections, limited),
     ),
   );
+}
+
+/**
+ * An account whose platform said it has nothing left until a time (a rate limit, YouTube's daily quota
+ * until midnight Pacific Time): its delivery waits until then, and pre-flight says so.
+ */
+function limitedAccountWarnings(
+  collection: CollectionRecord,
+  connections: Map<number, ConnectionRecord>,
+  limited: Map<number, number>,
+): PreflightWarning[] {
+  return collection.channels.flatMap((channel) => {
+    const untilMs = limited.get(channel.id);
+    const kind = connections.get(channel.id)?.kind;
+    if (untilMs === undefined || kind === undefined || !isConnectedKind(kind)) return [];
+    const { displayName } = connectorModule(kind);
+    return [
+      {
+        channelId: channel.id,
+        channelName: channel.name,
+        outcome: 'change' as const,
+        message: `${displayName} said this account has nothing left of its limit or quota until ${new Date(untilMs).toISOString()}: its delivery waits until then.`,
+      },
+    ];
+  });
 }
 
 function warningsOf(

@@ -25,7 +25,7 @@ async function setUpGoogleBusiness(): Promise<ContractWorld> {
     job: contractJob('Google Business'),
     createRoute: '/v4/accounts/:a/locations/:l/localPosts',
     published: () => server.posts.map((post) => post.name),
-    secrets: () => [tokens.accessToken, tokens.refreshToken],
+    secrets: () => [tokens.accessToken, tokens.refreshToken ?? ''],
     refusedJob: {
       job: contractJob('Google Business', 'é'.repeat(1_501)),
       said: 'too long for Google Business Profile: 1501 characters',

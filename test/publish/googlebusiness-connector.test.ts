@@ -460,7 +460,7 @@ describe("Google's tokens", () => {
     const outcome = await (await publisher()).deliver(job());
     expect(outcome).toMatchObject({ ok: false, kind: 'reconnect' });
     expect((outcome as { reason: string }).reason).toContain('Token has been expired or revoked');
-    expect((outcome as { reason: string }).reason).toContain('seven days after it was made while the app');
+    expect((outcome as { reason: string }).reason).toContain('expire after 7 days');
     expect(server.posts).toEqual([]);
   });
 });

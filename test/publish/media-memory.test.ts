@@ -5,22 +5,19 @@
  * (sampled every 10 ms, and Linux's peak when it can be reset) and its heap and buffers grow far less
  * than the file: under 30 MiB. The stand-in runs in this process too and streams what it receives.
  *
- * A full collection runs before each sample: V8 collects buffers that are no longer used only after
- * some 64 MiB of them, so without it the figures would show that garbage (both ends' 64 KiB chunks)
- * rather than what the upload holds. A file read whole would hold 100 MiB whatever the collections.
+ * How the growth is measured: test/support/memory-growth.ts. A file read whole would hold 100 MiB
+ * whatever the collections.
  */
-import { closeSync, ftruncateSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { afterEach, expect, it } from 'vitest';
 import type { DeliveryJob, MediaDownloader, MediaRecord, Publisher, Store } from '../../src/ports.js';
 import { openMastodon, verifyMastodon } from '../../src/publish/connectors/mastodon/mastodon-connector.js';
 import { mediaLoader } from '../../src/publish/media-loader.js';
 import { type MastodonServer, startMastodonServer } from '../support/mastodon-server.js';
+import { growthDuring, MIB, reportGrowth } from '../support/memory-growth.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 
-const MIB = 1024 * 1024;
 const LIMIT_BYTES = 30 * MIB;
 /** The first transfer of a process sets up what every later one reuses (buffers, socket, heap). */
 const WARM_UP = 16 * MIB;
@@ -32,44 +29,6 @@ afterEach(async () => {
   await publisher?.close?.();
   await server?.close();
 });
-
-setFlagsFromString('--expose-gc');
-const collect = runInNewContext('gc') as (options?: { type: 'minor' | 'major' }) => void;
-
-/** Linux's peak resident size of this process, in bytes, after resetting it; undefined elsewhere. */
-function peakRss(reset = false): number | undefined {
-  try {
-    if (reset) writeFileSync('/proc/self/clear_refs', '5');
-    const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
-    return kb === undefined ? undefined : Number(kb) * 1024;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Runs `work` and reports how much more memory the process held at its most than before it. */
-async function growthDuring(work: () => Promise<void>) {
-  collect();
-  const before = process.memoryUsage();
-  const hwmReset = peakRss(true) !== undefined;
-  let sampled = before.rss;
-  let heap = before.heapUsed + before.arrayBuffers;
-  const sampler = setInterval(() => {
-    // A scavenge frees the chunks already sent (young objects) at little cost.
-    collect({ type: 'minor' });
-    const now = process.memoryUsage();
-    sampled = Math.max(sampled, now.rss);
-    heap = Math.max(heap, now.heapUsed + now.arrayBuffers);
-  }, 10);
-  try {
-    await work();
-  } finally {
-    clearInterval(sampler);
-  }
-  const hwm = hwmReset ? peakRss() : undefined;
-  const rss = Math.max(sampled, hwm ?? 0) - before.rss;
-  return { rss, heap: heap - (before.heapUsed + before.arrayBuffers) };
-}
 
 async function connect(loadMedia: ReturnType<typeof mediaLoader>): Promise<Publisher> {
   // The stand-in runs in this process: it keeps only the start of each file, so that the figures are
@@ -103,13 +62,6 @@ const job = (media: DeliveryJob['content']['media']): DeliveryJob => ({
   state: {},
 });
 
-function report(what: string, size: number, growth: { rss: number; heap: number }) {
-  const mib = (bytes: number) => (bytes / MIB).toFixed(1);
-  process.stderr.write(
-    `${what}: ${mib(size)} MiB sent; RSS grew ${mib(growth.rss)} MiB, heap and buffers ${mib(growth.heap)} MiB\n`,
-  );
-}
-
 /** A sparse file of `size` bytes that reads as an MP4. */
 function videoFile(id: string, size: number): MediaRecord {
   const path = join(makeTempDir(), id);
@@ -134,7 +86,7 @@ it('uploads a 100 MiB video of the brand from disk with memory growth far below 
   const growth = await growthDuring(async () => {
     outcome = await mastodon.deliver(job([{ id: 'med_big' }]));
   });
-  report('uploaded file', size, growth);
+  reportGrowth('uploaded file', size, growth);
   // A video: uploaded, and pending while the stand-in "processes" it.
   expect(outcome).toMatchObject({ ok: 'pending' });
   expect([...server!.media.values()].map((item) => item.size)).toEqual([WARM_UP, size]);
@@ -165,7 +117,7 @@ it('downloads a 99 MiB video given by URL to a temporary file and uploads it, as
   const growth = await growthDuring(async () => {
     outcome = await mastodon.deliver(job([{ url: 'https://cdn.example/roast.mp4' }]));
   });
-  report('URL media', size, growth);
+  reportGrowth('URL media', size, growth);
   expect(outcome).toMatchObject({ ok: 'pending' });
   expect([...server!.media.values()].map((item) => [item.size, item.fileName])).toEqual([
     [WARM_UP, 'warm-up.mp4'],

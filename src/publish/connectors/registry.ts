@@ -20,6 +20,7 @@ import { telegram } from './telegram/index.js';
 import { threads } from './threads/index.js';
 import { tiktok } from './tiktok/index.js';
 import { x } from './x/index.js';
+import { youtube } from './youtube/index.js';
 
 /** In the order help, errors and docs list them. */
 export const CONNECTOR_MODULES = [
@@ -33,10 +34,11 @@ export const CONNECTOR_MODULES = [
   googlebusiness,
   pinterest,
   tiktok,
+  youtube,
 ] as const;
 
 /** A platform with a connector of its own: `mastodon`, `bluesky`, `telegram`, `linkedin`, `x`, `facebook`,
- * `threads`, `googlebusiness`, `pinterest`, `tiktok`. */
+ * `threads`, `googlebusiness`, `pinterest`, `tiktok`, `youtube`. */
 export type ConnectedKind = (typeof CONNECTOR_MODULES)[number]['kind'];
 
 /** The publishers of every channel without a connection; the operator configures one of them. */

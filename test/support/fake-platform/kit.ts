@@ -32,6 +32,12 @@ export type { TroubleTarget } from './trouble.js';
 /** What a handler returns to leave a request without an answer. */
 export const NO_ANSWER: unique symbol = Symbol('no answer');
 
+/**
+ * What a handler returns to cut the connection after carrying out part of the request (a resumable
+ * upload that kept some bytes): the client sees the connection reset, with no answer.
+ */
+export const CUT_CONNECTION: unique symbol = Symbol('cut connection');
+
 export interface FakeAnswer {
   status: number;
   headers?: Record<string, string>;
@@ -39,7 +45,7 @@ export interface FakeAnswer {
   body?: unknown;
 }
 
-export type HandlerResult = FakeAnswer | typeof NO_ANSWER;
+export type HandlerResult = FakeAnswer | typeof NO_ANSWER | typeof CUT_CONNECTION;
 
 /** One request, as the handler sees it and as the log keeps it. */
 export interface FakeRequest {
@@ -240,6 +246,7 @@ export async function startFakePlatform(declaration: PlatformDeclaration): Promi
     const problem = route.auth ? credentials.problemOf(declaration.tokenOf?.(request)) : undefined;
     const answer = problem ? errors.unauthorized(problem, request) : await route.handle(request);
     if (answer === NO_ANSWER) return;
+    if (answer === CUT_CONNECTION) return void res.socket?.destroy();
     // Looked up again: other requests may have met the trouble while this one was carried out.
     const after = troubles.next(route.path);
     if (after?.kind === 'close-after') {

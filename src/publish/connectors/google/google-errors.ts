@@ -54,8 +54,19 @@ export function googleErrorOf(answer: Pick<PlatformAnswer, 'json'>): GoogleError
   };
 }
 
-/** What Google said: its message, with the status and the first reason. */
+/** The reasons of Google's error body (`quotaExceeded`, `uploadLimitExceeded`, `SERVICE_DISABLED`). */
+export function googleReasons(answer: Pick<PlatformAnswer, 'json'>): string[] {
+  return googleErrorOf(answer)?.reasons ?? [];
+}
+
+/** What Google said: its message, with the status and the first reason (or OAuth's error answer). */
 export function googleSaid(answer: PlatformAnswer): string {
+  const body = (answer.json ?? {}) as { error?: unknown; error_description?: unknown };
+  if (typeof body.error === 'string') {
+    return typeof body.error_description === 'string'
+      ? `${body.error}: ${body.error_description}`
+      : body.error;
+  }
   const error = googleErrorOf(answer);
   if (!error?.message) return summarise(answer.text) || `HTTP ${answer.status}`;
   const tags = [error.status, error.reasons[0]].filter((tag) => tag !== undefined);

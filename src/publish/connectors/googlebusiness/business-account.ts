@@ -14,7 +14,7 @@ import type { VerifiedConnection } from '../../connector.js';
 import { callPlatform, hideSecrets, type PlatformAnswer } from '../../platform-http.js';
 import { googleErrorOf, googleHooks, googleSaid } from '../google/google-errors.js';
 import { googleOAuth } from '../google/google-oauth.js';
-import type { ConnectInput, OAuthHttp, OAuthIdentity } from '../module.js';
+import type { ConnectInput, OAuthHooks, OAuthHttp, OAuthIdentity } from '../module.js';
 import { tokensSecret } from '../oauth-tokens.js';
 
 export const BUSINESS_SCOPE = 'https://www.googleapis.com/auth/business.manage';
@@ -163,15 +163,15 @@ export async function locationsOf(apiRoot: string, token: string, http: Http): P
   return [...found.values()];
 }
 
-export const googleBusinessOAuth = googleOAuth({
-  scopes: [BUSINESS_SCOPE],
+export const googleBusinessOAuth: OAuthHooks = {
+  ...googleOAuth([BUSINESS_SCOPE]),
   identities: async ({ endpoint, accessToken, ...http }): Promise<OAuthIdentity[]> =>
     (await locationsOf(endpoint, accessToken, http)).map((location) => ({
       id: location.name,
       name: location.title,
       kind: 'location',
     })),
-});
+};
 
 /**
  * Checks the sign-in and the location chosen (`account`: `locations/{id}`, the bare id, or its title;
