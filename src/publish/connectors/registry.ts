@@ -11,6 +11,7 @@
 import type { ChannelType } from '../../domain/schemas.js';
 import { bluesky } from './bluesky/index.js';
 import { facebook } from './facebook/index.js';
+import { instagram } from './instagram/index.js';
 import { linkedin } from './linkedin/index.js';
 import { mastodon } from './mastodon/index.js';
 import type { ConnectorModule } from './module.js';
@@ -19,10 +20,19 @@ import { threads } from './threads/index.js';
 import { x } from './x/index.js';
 
 /** In the order help, errors and docs list them. */
-export const CONNECTOR_MODULES = [mastodon, bluesky, telegram, linkedin, x, facebook, threads] as const;
+export const CONNECTOR_MODULES = [
+  mastodon,
+  bluesky,
+  telegram,
+  linkedin,
+  x,
+  facebook,
+  instagram,
+  threads,
+] as const;
 
 /** A platform with a connector of its own: `mastodon`, `bluesky`, `telegram`, `linkedin`, `x`, `facebook`,
- * `threads`. */
+ * `instagram`, `threads`. */
 export type ConnectedKind = (typeof CONNECTOR_MODULES)[number]['kind'];
 
 /** The publishers of every channel without a connection; the operator configures one of them. */
