@@ -40,7 +40,7 @@ import { connectionToken } from '../oauth-tokens.js';
 import { NotForPlatform, PlatformApi, PlatformRefusal } from '../platform-api.js';
 import { INSTAGRAM_HOOKS } from './instagram-account.js';
 import { INSTAGRAM_AUTH_ROOT } from './instagram-oauth.js';
-import { checkPost, childForm, type InstagramMedia, isVideo, postForm } from './instagram-post.js';
+import { captionOf, checkPost, childForm, type InstagramMedia, isVideo, postForm } from './instagram-post.js';
 
 const HOUR_MS = 3_600_000;
 export const INSTAGRAM_PREPARE_LEAD_MS = HOUR_MS;
@@ -163,26 +163,41 @@ class InstagramPublisher implements Publisher {
   }
 
   /**
-   * A publish whose answer was lost: the container says whether it was published. Never published
-   * (FINISHED, EXPIRED, ERROR) is absent: publishing again cannot make a second post.
+   * A publish whose answer was lost: the container says whether it was published (never published:
+   * FINISHED, EXPIRED, ERROR, is absent, and publishing again cannot make a second post); the post's id
+   * is then read from the account's recent media by its caption. Without a recorded container, the
+   * account's media of the last 24 hours are read for the caption alone.
    */
   async confirm(job: DeliveryJob): Promise<ConfirmOutcome> {
     const state = readState(job.state);
-    if (!state) {
-      return {
-        ok: false,
-        kind: 'refused',
-        reason: `Whether Instagram published the post is unknown (no container was recorded): look at ${this.api.account} and publish again if it is not there.`,
-      };
-    }
     try {
-      const status = await this.status(state.containerId);
-      if (status.code === 'IN_PROGRESS') return this.pending(state);
-      if (status.code !== 'PUBLISHED') return { ok: 'absent' };
-      return { ok: true, externalId: null, url: null };
+      if (state) {
+        const status = await this.status(state.containerId);
+        if (status.code === 'IN_PROGRESS') return this.pending(state);
+        if (status.code !== 'PUBLISHED') return { ok: 'absent' };
+      }
+      const found = await this.recentWithCaption(captionOf(job.content), state?.sinceMs);
+      if (found) return { ok: true, externalId: found.id, url: found.permalink };
+      return state ? { ok: true, externalId: null, url: null } : { ok: 'absent' };
     } catch (error) {
       return this.api.failure(error, 'read');
     }
+  }
+
+  /** The newest of the account's media with this caption, published since `sinceMs` (else a day). */
+  private async recentWithCaption(caption: string, sinceMs = this.now() - 24 * HOUR_MS) {
+    const answer = await this.api.call(
+      'GET',
+      `/${this.user}/media?fields=id,caption,permalink,timestamp&limit=25`,
+    );
+    const items = ((answer.json as { data?: unknown } | undefined)?.data ?? []) as Record<string, unknown>[];
+    for (const item of Array.isArray(items) ? items : []) {
+      const at = Date.parse(String(item.timestamp ?? '').replace(/\+0000$/, 'Z'));
+      if (typeof item.id !== 'string' || (item.caption ?? '') !== caption) continue;
+      if (!Number.isFinite(at) || at < sinceMs - 60_000) continue;
+      return { id: item.id, permalink: typeof item.permalink === 'string' ? item.permalink : null };
+    }
+    return undefined;
   }
 
   async comment(job: CommentJob): Promise<PublishOutcome> {
