@@ -176,11 +176,22 @@ describe('connect, from the modules', () => {
       redirect: 'paste',
     });
     expect(parse('myspace', '--brand', 'A')).toBe(
-      'connect: unknown platform "myspace"; use mastodon, bluesky, telegram, linkedin, x, facebook or threads.',
+      'connect: unknown platform "myspace"; use mastodon, bluesky, telegram, linkedin, x, facebook, instagram or threads.',
     );
     expect(parse()).toBe(
-      'connect needs the platform: mastodon, bluesky, telegram, linkedin, x, facebook or threads.',
+      'connect needs the platform: mastodon, bluesky, telegram, linkedin, x, facebook, instagram or threads.',
     );
+    // A platform with two sign-ins: --login picks the app, its auth root and its API root.
+    expect(parse('instagram', '--brand', 'A', '--login', 'instagram')).toMatchObject({
+      login: 'instagram',
+      endpoint: 'https://graph.instagram.com',
+      authRoot: 'https://www.instagram.com',
+    });
+    expect(parse('instagram', '--brand', 'A')).toMatchObject({
+      endpoint: 'https://graph.facebook.com',
+      authRoot: 'https://www.facebook.com',
+    });
+    expect(parse('x', '--brand', 'A', '--login', 'instagram')).toBe('connect x does not take --login.');
     expect(parse('telegram', '--brand', 'A', '--chat', '@c', '--paste-code')).toBe(
       'connect telegram does not take --paste-code.',
     );
