@@ -49,6 +49,8 @@ export default defineConfig({
       'test/publish/meta-graph.test.ts',
       'test/publish/contract-threads.test.ts',
       'test/publish/threads-connector.test.ts',
+      'test/publish/contract-instagram.test.ts',
+      'test/publish/instagram-connector.test.ts',
       'test/publish/http-classification.test.ts',
       'test/publish/mastodon-steps.test.ts',
       'test/publish/media-source.test.ts',

@@ -26,8 +26,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { type FakeAnswer, type FakeRequest, startFakePlatform } from './fake-platform/kit.js';
+import { DOWNLOAD_FAILED, graphError, INSTAGRAM_ERRORS, invalid } from './instagram-errors.js';
 import { instagramSignIn } from './instagram-sign-in.js';
-import { graphError } from './threads-server.js';
+import { download } from './served-media.js';
 
 export { graphError };
 export const LONG_LIVED_SECONDS = 5_183_944;
@@ -93,25 +94,6 @@ export interface InstagramPost {
 
 export type InstagramServer = Awaited<ReturnType<typeof startInstagramServer>>;
 
-const invalid = (message: string, subcode?: number) =>
-  graphError(100, `(#100) ${message}`, subcode === undefined ? {} : { subcode });
-
-/** Downloads `url` as Meta's crawler would: the bytes, or null when it cannot. */
-async function download(url: string, video: boolean): Promise<number | null> {
-  try {
-    const answer = await fetch(url, { signal: AbortSignal.timeout(3_000) });
-    if (!answer.ok) return null;
-    const type = answer.headers.get('content-type') ?? '';
-    const bytes = (await answer.arrayBuffer()).byteLength;
-    if (bytes === 0 || !type.startsWith(video ? 'video/' : 'image/')) return null;
-    return bytes;
-  } catch {
-    return null;
-  }
-}
-
-const DOWNLOAD_FAILED = 'Media download has failed. The media URI doesn’t meet our requirements. (2207052)';
-
 export async function startInstagramServer(options: InstagramServerOptions = {}) {
   const now = options.now ?? Date.now;
   const accounts = options.accounts ?? [ACME_INSTAGRAM];
@@ -120,7 +102,6 @@ export async function startInstagramServer(options: InstagramServerOptions = {})
   let nextId = 18_000_000_000_000_000n;
   const newId = () => String(++nextId);
   const quotaTotal = options.quotaTotal ?? 50;
-  // biome-ignore lint/style/useConst: assigned once the kit has started
   let kit: Awaited<ReturnType<typeof startFakePlatform>>;
   const signIn = instagramSignIn({ now, accounts, issue: () => kit.credentials.issue() });
   const { field, tokens } = signIn;
@@ -365,44 +346,7 @@ export async function startInstagramServer(options: InstagramServerOptions = {})
       { method: 'POST', path: `${v}/:id/comments`, auth: true, handle: asAccount(comment) },
       { method: 'GET', path: `${v}/:id`, auth: true, handle: asAccount(readNode) },
     ],
-    errors: {
-      failure: (status, said) =>
-        graphError(
-          status >= 500 ? 2 : 100,
-          said ?? 'An unexpected error has occurred. Please retry your request later.',
-          {
-            status,
-          },
-        ),
-      rateLimited: ({ retryAfterSeconds }) =>
-        graphError(
-          80_002,
-          'There have been too many calls to this Instagram account. Wait a bit and try again.',
-          {
-            headers: {
-              'x-business-use-case-usage': JSON.stringify({
-                app: [
-                  {
-                    type: 'instagram',
-                    call_count: 100,
-                    total_cputime: 1,
-                    total_time: 1,
-                    estimated_time_to_regain_access: 60,
-                  },
-                ],
-              }),
-              ...(retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) }),
-            },
-          },
-        ),
-      unauthorized: (problem) =>
-        problem === 'revoked'
-          ? graphError(190, 'Error validating access token: The user has not authorized application.', {
-              subcode: 458,
-            })
-          : graphError(190, 'Invalid OAuth access token - Cannot parse access token'),
-      notFound: (request) => graphError(100, `(#100) Unknown path components: ${request.path}`),
-    },
+    errors: INSTAGRAM_ERRORS,
   });
 
   return {

@@ -14,8 +14,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { FakeAnswer, FakeRequest, FakeRoute } from './fake-platform/kit.js';
+import { graphError } from './instagram-errors.js';
 import type { InstagramAccount } from './instagram-server.js';
-import { graphError } from './threads-server.js';
 
 const CODE_LIFETIME_MS = 10 * 60_000;
 const LONG_LIVED_SECONDS = 5_183_944;
@@ -194,7 +194,7 @@ export function instagramSignIn(world: {
     return { status: 200, body: { data, paging: {} } };
   }
 
-  function me(request: FakeRequest, owner: string): FakeAnswer {
+  function me(_request: FakeRequest, owner: string): FakeAnswer {
     const account = accounts.find((candidate) => candidate.id === owner);
     if (!account) return invalid('Tried accessing nonexisting field (user_id).');
     return {

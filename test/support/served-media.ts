@@ -1,7 +1,8 @@
 /**
  * Media files on a loopback address, for the stand-ins of platforms that fetch media by URL (Meta's):
  * `/photo…` is a JPEG, `/video…` an MP4 (a few bytes each: the stand-ins check the type and that
- * something came), anything else 404. Each request is counted by path.
+ * something came), anything else 404. Each request is counted by path. And `download`, the fetching
+ * side: what Meta's crawler does with an address it is given.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -32,4 +33,18 @@ export async function servedImage() {
     fetched,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** Downloads `url` as Meta's crawler would: the bytes, or null when it cannot (or the type is wrong). */
+export async function download(url: string, video: boolean): Promise<number | null> {
+  try {
+    const answer = await fetch(url, { signal: AbortSignal.timeout(3_000) });
+    if (!answer.ok) return null;
+    const type = answer.headers.get('content-type') ?? '';
+    const bytes = (await answer.arrayBuffer()).byteLength;
+    if (bytes === 0 || !type.startsWith(video ? 'video/' : 'image/')) return null;
+    return bytes;
+  } catch {
+    return null;
+  }
 }
