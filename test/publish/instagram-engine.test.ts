@@ -8,7 +8,9 @@
  * - a SCHEDULE post's container is made ahead of its time; the process that publishes it at the due
  *   second stops dead after Meta published it and before the answer came back (its claim left to
  *   expire): another process takes the delivery over, reads the container (PUBLISHED) and records the
- *   post with its id: `media_publish` was called once.
+ *   post with its id: `media_publish` was called once;
+ * - an Instagram Login channel's token is renewed ahead of its post with the INSTAGRAM app's
+ *   credentials (the connection's `login`), at graph.instagram.com's `refresh_access_token`.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,7 +18,8 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { PlatformMedia } from '../../src/domain/delivery.js';
 import { formatLocalTime } from '../../src/domain/time.js';
 import { ChannelConnectors } from '../../src/publish/channel-connectors.js';
-import { tokensSecret } from '../../src/publish/connectors/oauth-tokens.js';
+import { verifyInstagram } from '../../src/publish/connectors/instagram/instagram-account.js';
+import { tokensOf, tokensSecret } from '../../src/publish/connectors/oauth-tokens.js';
 import { mediaLoader } from '../../src/publish/media-loader.js';
 import { SandboxPublisher } from '../../src/publish/sandbox-publisher.js';
 import { Scheduler } from '../../src/publish/scheduler.js';
@@ -178,4 +181,68 @@ it('a process stopped between Meta publishing and its answer: the other reads th
   await instagram.close(); // the stopped process's request ends (nothing of it may be recorded)
   await stopped.catch(() => undefined);
   expect((await post.read()).deliveries[0]!.externalId).toBe(instagram.posts[0]!.id);
+});
+
+it('an Instagram Login channel is renewed ahead of its post with the INSTAGRAM app, not the FACEBOOK one', async () => {
+  const { store, secrets } = rt.runtime;
+  const channelId = (await store.listChannels(1, { limit: 1, offset: 0 }))[0]!.id;
+  const old = instagram.instagramToken(59 * 24 * 3_600_000);
+  const expiresAtMs = rt.clock.now() + 30 * 60_000;
+  const verified = await verifyInstagram({
+    endpoint: instagram.url,
+    secret: old,
+    tokens: { accessToken: old, refreshToken: old, expiresAtMs },
+    login: 'instagram',
+    userAgent: 'test',
+    timeoutMs: 2_000,
+  });
+  const { secret, ...connection } = verified;
+  await store.connections.save(
+    channelId,
+    {
+      ...connection,
+      settings: { ...connection.settings, authRoot: instagram.url },
+      sealedSecret: secrets.seal(secret, channelId),
+      secretEnv: null,
+    },
+    rt.clock.now(),
+  );
+  const asked: string[] = [];
+  const connectors = new ChannelConnectors({
+    store,
+    secrets,
+    fallback: new SandboxPublisher(store.sandbox, rt.clock),
+    readEnv: () => undefined,
+    oauthApps: {
+      get: (name) => {
+        asked.push(name);
+        return name === 'INSTAGRAM' ? instagram.apps.instagram : undefined;
+      },
+    },
+    context: {
+      loadMedia: mediaLoader(store, undefined, undefined),
+      publicMediaUrl: signed,
+      clock: rt.clock,
+      log: () => undefined,
+      timeoutMs: 2_000,
+      userAgent: 'test',
+    },
+  });
+  try {
+    expect(await connectors.freshen(channelId, rt.clock.now() + 10 * 60_000)).toBe(false);
+    expect(await connectors.freshen(channelId, rt.clock.now() + 60 * 60_000)).toBe(true);
+    expect(asked).toEqual(['INSTAGRAM']);
+    const [refresh] = instagram.kit.requestsTo('/refresh_access_token');
+    expect(refresh?.query.get('grant_type')).toBe('ig_refresh_token');
+    const stored = tokensOf(
+      secrets.open((await store.connections.find(channelId))!.sealedSecret!, channelId),
+    );
+    expect(stored.accessToken).not.toBe(old);
+    expect(instagram.tokens.get(stored.accessToken)).toMatchObject({
+      kind: 'ig-long',
+      account: ACME_INSTAGRAM.id,
+    });
+  } finally {
+    await connectors.close();
+  }
 });
