@@ -3,7 +3,9 @@
  * connected with `connect instagram` (Facebook Login, the operator's Meta app in apps.json, pointed at
  * the loopback stand-in); two uploaded images go as a carousel that Instagram fetches from their signed
  * addresses on serve's public URL, with the `platforms.instagram` fields and the auto-comment; then an
- * uploaded image as a Story. Each is published once, with its permalink as the delivery's URL.
+ * uploaded image as a Story. Each is published once, with its permalink as the delivery's URL. And
+ * Instagram Login begun on serve (`"login": "instagram"`, the INSTAGRAM app), completed on its
+ * callback, then a post sent with that sign-in's 60-day token.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,6 +27,7 @@ import {
   waitForStderr,
 } from '../support/connected-program.js';
 import { ACME_INSTAGRAM, startInstagramServer } from '../support/instagram-server.js';
+import { servedImage } from '../support/served-media.js';
 
 const serves: Serve[] = [];
 beforeAll(() => requireBuild());
@@ -115,6 +118,65 @@ it('a carousel with every Instagram field and a comment, then a Story, through s
     expect(instagram.posts.map((p) => p.mediaType)).toEqual(['CAROUSEL', 'STORIES']);
     expect(instagram.posts[1]!.fields).not.toHaveProperty('caption');
     expect(instagram.kit.requestsTo('/:version/:id/media_publish')).toHaveLength(2);
+  } finally {
+    await instagram.close();
+  }
+});
+
+it('Instagram Login begun on serve (REST, "login": "instagram") connects the account; a post goes to graph.instagram.com’s paths', async () => {
+  const instagram = await startInstagramServer();
+  try {
+    const dataDir = tempDir('spm-publish-instagram-');
+    const { clientId, clientSecret } = instagram.apps.instagram;
+    const roots = { authRoot: instagram.url, apiRoot: instagram.url };
+    writeFileSync(
+      join(dataDir, 'apps.json'),
+      JSON.stringify({ INSTAGRAM: { clientId, clientSecret, ...roots } }),
+    );
+    const port = await freePort();
+    const env = programEnv(dataDir, { SOCIAL_PUBLISHER_PUBLIC_URL: `http://127.0.0.1:${port}` });
+    instagram.apps.instagram.redirectUris.push(`http://127.0.0.1:${port}/oauth/callback`);
+    const serve = await startServe(env, undefined, port);
+    serves.push(serve);
+    const begin = (body: Record<string, unknown>) =>
+      fetch(`${serve.url}/v1/brands/1/connections`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${serve.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const wrong = await begin({ platform: 'linkedin', login: 'instagram' });
+    expect(wrong.status).toBe(422);
+    expect(JSON.stringify(await wrong.json())).toContain('LinkedIn has no sign-in \\"instagram\\"');
+    const rest = restClient(serve);
+    const newsletter = await collectionId(rest, 'Newsletter');
+    const started = await begin({ platform: 'instagram', login: 'instagram', collectionIds: [newsletter] });
+    expect(started.status).toBe(201);
+    const { authorizationUrl } = ((await started.json()) as { data: { authorizationUrl: string } }).data;
+    expect(new URL(authorizationUrl).pathname).toBe('/oauth/authorize');
+    expect(new URL(authorizationUrl).searchParams.get('client_id')).toBe(clientId);
+    const approved = await fetch(authorizationUrl, { redirect: 'manual' });
+    const callback = await fetch(approved.headers.get('location')!);
+    expect(callback.status, await callback.clone().text()).toBe(200);
+    expect(await callback.text()).toContain(`Connected: @${ACME_INSTAGRAM.username}`);
+    expect(instagram.kit.requestsTo('/oauth/access_token', 'POST')).toHaveLength(1);
+    expect(instagram.kit.requestsTo('/:version/me/accounts')).toHaveLength(0);
+    const files = await servedImage();
+    try {
+      const post = await waitForPost(
+        rest,
+        await createPost(rest, newsletter, {
+          publishMode: 'IMMEDIATE',
+          caption: 'Signed in with Instagram',
+          media: [{ url: `${files.url}/photo-1.jpg` }],
+        }),
+      );
+      expect(post.status, JSON.stringify(post.deliveries)).toBe('published');
+    } finally {
+      await files.close();
+    }
+    expect(instagram.posts).toHaveLength(1);
+    const [publish] = instagram.kit.requestsTo('/:version/:id/media_publish');
+    expect(instagram.tokens.get(String(publish!.headers.authorization).slice(7))?.kind).toBe('ig-long');
   } finally {
     await instagram.close();
   }
