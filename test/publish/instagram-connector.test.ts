@@ -80,10 +80,11 @@ const publishes = () => server.kit.requestsTo('/:version/:id/media_publish');
 const containerRequests = () => server.kit.requestsTo('/:version/:id/media', 'POST');
 
 describe('Instagram: what a post becomes', () => {
-  it('an image: downloaded by Instagram, with caption, link, location and collaborators; the permalink', async () => {
+  it('an image: downloaded by Instagram, with caption, link, alt text, location and collaborators; the permalink', async () => {
     const outcome = await publisher.deliver(
       job({
         link: 'https://acme.example/beans',
+        alt: 'A cup of coffee on a wooden table',
         overrides: { location: { id: '110843418940484', name: 'Acme Roastery' }, collab: '@ada, grace' },
       }),
     );
@@ -94,6 +95,7 @@ describe('Instagram: what a post becomes', () => {
     expect(container).toMatchObject({ mediaType: 'IMAGE', downloaded: JPEG.length });
     expect(container!.fields).toEqual({
       image_url: `${files.url}/photo-1.jpg`,
+      alt_text: 'A cup of coffee on a wooden table',
       caption: 'Fresh beans today\n\nhttps://acme.example/beans',
       location_id: '110843418940484',
       collaborators: '["ada","grace"]',

@@ -8,8 +8,8 @@
  * - `GET /{v}/{ig-user}?fields=id,username`; `GET /{v}/me?fields=user_id,username` (Instagram Login);
  * - `POST /{v}/{ig-user}/media`: a container (image `image_url`; `REELS`/`VIDEO` `video_url`;
  *   `STORIES`; carousel items with `is_carousel_item`; `CAROUSEL` with 2–10 `children`; `caption`,
- *   `location_id`, `collaborators` (a JSON array, not on Stories), `share_to_feed` and `trial_params`
- *   (Reels only)). The stand-in **downloads** the address it is given, as Meta does: an image it
+ *   `location_id`, `collaborators` (a JSON array, not on Stories), `alt_text` (images only),
+ *   `share_to_feed` and `trial_params` (Reels only)). The stand-in **downloads** the address it is given, as Meta does: an image it
  *   cannot fetch refuses the container (9004/2207052, "Media download has failed"), a video it cannot
  *   fetch makes the container ERROR with that reason. A container processes for `processingMs`;
  *   `GET /{container}?fields=status_code,status` says IN_PROGRESS, FINISHED, ERROR, EXPIRED (24 hours
@@ -182,6 +182,8 @@ export async function startInstagramServer(options: InstagramServerOptions = {})
     if ((fields.share_to_feed !== undefined || fields.trial_params !== undefined) && type !== 'REELS') {
       return invalid('Params share_to_feed and trial_params are for Reels only.');
     }
+    if (fields.alt_text !== undefined && type !== 'IMAGE')
+      return invalid('Param alt_text is for images only.');
     if (fields.location_id !== undefined && !/^\d+$/.test(fields.location_id)) {
       return invalid('Param location_id must be a valid location ID.');
     }

@@ -2,7 +2,7 @@
  * What a post becomes on Instagram (…/instagram-platform/instagram-graph-api/reference/ig-user/media):
  * the containers to create, each a form of `POST /{ig-user}/media`.
  *
- * - one image: `image_url` with the caption, `location_id`, `collaborators`;
+ * - one image: `image_url` with the caption, `alt_text` (the post's alt), `location_id`, `collaborators`;
  * - one video: a Reel (`media_type=REELS`: a lone feed video is published as a Reel since 2023-07-01),
  *   `video_url`, with `share_to_feed`, `trial_params`, `collaborators`, `location_id`;
  * - 2 to 10 files: a carousel: one child per file (`is_carousel_item=true`, a video as
@@ -136,6 +136,8 @@ export function postForm(
     }
   } else {
     form.set('image_url', file.url);
+    // …/content-publishing: `alt_text` on image posts since 2025-03-24 (not Reels, not Stories).
+    if (job.content.alt) form.set('alt_text', job.content.alt);
   }
   feedFields(job, form);
   return form;
