@@ -213,6 +213,22 @@ describe('Instagram: containers and the quota', () => {
     expect(server.containers.size).toBe(1);
   });
 
+  it('a carousel with a video waits for its items to process before the carousel is made, then publishes once', async () => {
+    await start({ processingMs: 90_000 });
+    const carousel = job({ media: [photos(1)[0]!, clip()] });
+    const pending = await publisher.deliver(carousel);
+    expect(pending).toMatchObject({ ok: 'pending' });
+    const state = pending.ok === 'pending' ? pending.state : {};
+    expect(state).toMatchObject({ containerId: '', children: [expect.any(String), expect.any(String)] });
+    expect([...server.containers.values()].map((c) => c.mediaType)).toEqual(['IMAGE', 'VIDEO']);
+    nowMs += 90_000;
+    const sent = await publisher.check!({ ...carousel, state });
+    expect(sent).toMatchObject({ ok: true, externalId: server.posts[0]!.id });
+    expect(server.posts[0]!.mediaType).toBe('CAROUSEL');
+    expect(publishes()).toHaveLength(1);
+    expect(containerRequests()).toHaveLength(3);
+  });
+
   it('prepared ahead, the due second sends only the publish; a published container is never published again', async () => {
     const prepared = await publisher.prepare!(job());
     expect(prepared).toMatchObject({ ok: 'prepared' });

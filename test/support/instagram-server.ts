@@ -7,7 +7,7 @@
  *
  * - `GET /{v}/{ig-user}?fields=id,username`; `GET /{v}/me?fields=user_id,username` (Instagram Login);
  * - `POST /{v}/{ig-user}/media`: a container (image `image_url`; `REELS`/`VIDEO` `video_url`;
- *   `STORIES`; carousel items with `is_carousel_item`; `CAROUSEL` with 2–10 `children`; `caption`,
+ *   `STORIES`; carousel items with `is_carousel_item`; `CAROUSEL` with 2–10 FINISHED `children`; `caption`,
  *   `location_id`, `collaborators` (a JSON array, not on Stories), `alt_text` (images only),
  *   `share_to_feed` and `trial_params` (Reels only)). The stand-in **downloads** the address it is given, as Meta does: an image it
  *   cannot fetch refuses the container (9004/2207052, "Media download has failed"), a video it cannot
@@ -205,7 +205,11 @@ export async function startInstagramServer(options: InstagramServerOptions = {})
       const ids = (fields.children ?? '').split(',').filter(Boolean);
       if (ids.length < 2 || ids.length > 10) return invalid('A carousel has 2 to 10 children.', 2_207_034);
       for (const id of ids) {
-        if (!containers.get(id)?.carouselItem) return invalid(`The child ${id} is not a carousel item.`);
+        const child = containers.get(id);
+        if (!child?.carouselItem) return invalid(`The child ${id} is not a carousel item.`);
+        // As integrators report: items still processing (a video) are not valid children yet.
+        if (statusOf(child) !== 'FINISHED')
+          return invalid(`The child ${id} is not ready (${statusOf(child)}).`);
       }
       container.children = ids;
     } else {

@@ -9,7 +9,8 @@
  * Instagram fetches each media file from a public address: `context.publicMediaUrl` gives one (a URL
  * element as it is, an uploaded file through serve's SOCIAL_PUBLISHER_PUBLIC_URL).
  *
- * Steps, never waiting inside a send: `prepare` creates the container ahead of the due time (pending
+ * Steps, never waiting inside a send: `prepare` creates the container ahead of the due time (instagram-
+ * containers.ts; a carousel with a video after its items processed) (pending
  * while Meta processes it, `prepared` once FINISHED), so that the due second sends only the publish.
  * Meta keeps an unpublished container 24 hours (ig-container reference: `status_code` EXPIRED, "the
  * container was not published within 24 hours"): prepare runs at most an hour ahead and a container is
@@ -34,13 +35,19 @@ import type {
   StepOutcome,
 } from '../../../ports.js';
 import type { ConnectionDetails, ConnectorContext, OpenConnector } from '../../connector.js';
-import type { PlatformAnswer } from '../../platform-http.js';
 import { graphErrorOf, graphVersionOf, metaLimitOf, stillProcessing } from '../meta/graph.js';
 import { connectionToken } from '../oauth-tokens.js';
-import { NotForPlatform, PlatformApi, PlatformRefusal } from '../platform-api.js';
+import { PlatformApi, PlatformRefusal } from '../platform-api.js';
 import { INSTAGRAM_HOOKS } from './instagram-account.js';
+import {
+  InstagramContainers,
+  type InstagramState,
+  idOf,
+  readState,
+  type Status,
+} from './instagram-containers.js';
 import { INSTAGRAM_AUTH_ROOT } from './instagram-oauth.js';
-import { captionOf, checkPost, childForm, type InstagramMedia, isVideo, postForm } from './instagram-post.js';
+import { captionOf } from './instagram-post.js';
 
 const HOUR_MS = 3_600_000;
 export const INSTAGRAM_PREPARE_LEAD_MS = HOUR_MS;
@@ -61,39 +68,13 @@ const STAGES = {
   comment: { what: 'comment', repeatable: false },
 } as const;
 
-/** What the steps store (JSON in the store, read by any process). */
-export interface InstagramState {
-  step: 'prepare' | 'commit';
-  containerId: string;
-  sinceMs: number;
-  checks: number;
-}
-
-function readState(state: DeliveryJob['state']): InstagramState | undefined {
-  const value = state as Partial<InstagramState>;
-  if (value.step !== 'prepare' && value.step !== 'commit') return undefined;
-  if (typeof value.containerId !== 'string' || !value.containerId) return undefined;
-  return {
-    step: value.step,
-    containerId: value.containerId,
-    sinceMs: typeof value.sinceMs === 'number' ? value.sinceMs : 0,
-    checks: typeof value.checks === 'number' ? value.checks : 0,
-  };
-}
-
-const idOf = (json: unknown): string | null => {
-  const value = (json as Record<string, unknown> | undefined)?.id;
-  return typeof value === 'string' && value ? value : null;
-};
-
-type Status = { code: string; said: string | undefined; answer: PlatformAnswer };
-
 class InstagramPublisher implements Publisher {
   readonly name = 'instagram';
   readonly idempotent = false;
   readonly prepareLeadMs = INSTAGRAM_PREPARE_LEAD_MS;
   private readonly api: PlatformApi<Stage>;
   private readonly user: string;
+  private readonly containers: InstagramContainers;
 
   constructor(
     connection: ConnectionDetails & { channelId: number; secret: string },
@@ -118,12 +99,13 @@ class InstagramPublisher implements Publisher {
       stages: STAGES,
       tokenRefused: (answer) => answer.status === 401 || graphErrorOf(answer)?.code === 190,
     });
+    this.containers = new InstagramContainers(this.api, this.user, context);
   }
 
   async prepare(job: DeliveryJob): Promise<PrepareOutcome> {
     try {
-      const state = await this.createContainer(job, 'prepare');
-      return this.afterStatus(state, await this.status(state.containerId));
+      const { state, status } = await this.containers.create(job, 'prepare');
+      return this.afterStatus(state, status);
     } catch (error) {
       return this.api.failure(error, 'container');
     }
@@ -136,13 +118,13 @@ class InstagramPublisher implements Publisher {
       if (state && state.sinceMs + INSTAGRAM_CONTAINER_KEPT_MS < this.now()) state = undefined;
       if (state) {
         stage = 'read';
-        const status = await this.status(state.containerId);
-        if (status.code !== 'EXPIRED') return await this.commit({ ...state, step: 'commit' }, status);
+        const now = await this.containers.progress(job, { ...state, step: 'commit' });
+        if (now.status.code !== 'EXPIRED') return await this.commit(now.state, now.status);
         stage = 'container';
       }
-      const fresh = await this.createContainer(job, 'commit');
+      const fresh = await this.containers.create(job, 'commit');
       stage = 'read';
-      return await this.commit(fresh, await this.status(fresh.containerId));
+      return await this.commit(fresh.state, fresh.status);
     } catch (error) {
       return this.fail(error, stage);
     }
@@ -153,10 +135,9 @@ class InstagramPublisher implements Publisher {
     if (!state)
       return { ok: false, kind: 'refused', reason: 'The Instagram delivery has no container to check.' };
     try {
-      const next = { ...state, checks: state.checks + 1 };
-      const status = await this.status(state.containerId);
-      if (state.step === 'prepare') return this.afterStatus(next, status);
-      return await this.commit(next, status);
+      const now = await this.containers.progress(job, { ...state, checks: state.checks + 1 });
+      if (state.step === 'prepare') return this.afterStatus(now.state, now.status);
+      return await this.commit(now.state, now.status);
     } catch (error) {
       return this.fail(error, 'read');
     }
@@ -171,8 +152,9 @@ class InstagramPublisher implements Publisher {
   async confirm(job: DeliveryJob): Promise<ConfirmOutcome> {
     const state = readState(job.state);
     try {
+      if (state && !state.containerId) return { ok: 'absent' }; // its carousel was never made
       if (state) {
-        const status = await this.status(state.containerId);
+        const status = await this.containers.status(state.containerId);
         if (status.code === 'IN_PROGRESS') return this.pending(state);
         if (status.code !== 'PUBLISHED') return { ok: 'absent' };
       }
@@ -227,53 +209,6 @@ class InstagramPublisher implements Publisher {
 
   private now(): number {
     return this.context.clock.now();
-  }
-
-  /** The public addresses of the post's files; an uploaded file without one is refused. */
-  private async mediaOf(job: DeliveryJob): Promise<InstagramMedia[]> {
-    const media: InstagramMedia[] = [];
-    for (const element of job.content.media) {
-      const url = element.url ?? (await this.context.publicMediaUrl?.(job.brandId, element));
-      if (!url) {
-        throw new NotForPlatform(
-          'Instagram fetches every media file from a public address, and this server has none for an uploaded file: run serve with SOCIAL_PUBLISHER_PUBLIC_URL set to its public https address (or give the file as a public URL).',
-        );
-      }
-      media.push({ url, video: isVideo(element.type, url) });
-    }
-    return media;
-  }
-
-  /** The carousel's children (several files), then the post's container: its id in a state. */
-  private async createContainer(job: DeliveryJob, step: InstagramState['step']): Promise<InstagramState> {
-    const media = await this.mediaOf(job);
-    checkPost(job, media); // refuses what Instagram would refuse before any container is made
-    const children: string[] = [];
-    if (media.length > 1 && job.content.format !== 'story') {
-      for (const file of media) {
-        const child = idOf((await this.api.call('POST', `/${this.user}/media`, () => childForm(file))).json);
-        if (!child) throw new NotForPlatform('Instagram answered a carousel item without an id.');
-        children.push(child);
-      }
-    }
-    const form = postForm(job, media, children);
-    const containerId = idOf((await this.api.call('POST', `/${this.user}/media`, () => form)).json);
-    if (!containerId)
-      throw new NotForPlatform('Instagram answered the container without an id: publish again.');
-    return { step, containerId, sinceMs: this.now(), checks: 0 };
-  }
-
-  private async status(containerId: string): Promise<Status> {
-    const answer = await this.api.call(
-      'GET',
-      `/${encodeURIComponent(containerId)}?fields=status_code,status`,
-    );
-    const json = (answer.json ?? {}) as { status_code?: unknown; status?: unknown };
-    return {
-      code: typeof json.status_code === 'string' ? json.status_code.toUpperCase() : 'FINISHED',
-      said: typeof json.status === 'string' && json.status ? json.status : undefined,
-      answer,
-    };
   }
 
   private afterStatus(state: InstagramState, status: Status): PrepareOutcome {
