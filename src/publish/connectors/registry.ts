@@ -11,12 +11,15 @@
 import type { ChannelType } from '../../domain/schemas.js';
 import { bluesky } from './bluesky/index.js';
 import { facebook } from './facebook/index.js';
+import { googlebusiness } from './googlebusiness/index.js';
 import { instagram } from './instagram/index.js';
 import { linkedin } from './linkedin/index.js';
 import { mastodon } from './mastodon/index.js';
 import type { ConnectorModule } from './module.js';
+import { pinterest } from './pinterest/index.js';
 import { telegram } from './telegram/index.js';
 import { threads } from './threads/index.js';
+import { tiktok } from './tiktok/index.js';
 import { x } from './x/index.js';
 
 /** In the order help, errors and docs list them. */
@@ -29,10 +32,13 @@ export const CONNECTOR_MODULES = [
   facebook,
   instagram,
   threads,
+  googlebusiness,
+  pinterest,
+  tiktok,
 ] as const;
 
 /** A platform with a connector of its own: `mastodon`, `bluesky`, `telegram`, `linkedin`, `x`, `facebook`,
- * `instagram`, `threads`. */
+ * `instagram`, `threads`, `googlebusiness`, `pinterest`, `tiktok`. */
 export type ConnectedKind = (typeof CONNECTOR_MODULES)[number]['kind'];
 
 /** The publishers of every channel without a connection; the operator configures one of them. */
