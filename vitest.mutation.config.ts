@@ -51,6 +51,8 @@ export default defineConfig({
       'test/publish/contract-threads.test.ts',
       'test/publish/threads-connector.test.ts',
       'test/publish/threads-limits.test.ts',
+      'test/publish/contract-instagram.test.ts',
+      'test/publish/instagram-connector.test.ts',
       'test/publish/contract-googlebusiness.test.ts',
       'test/publish/googlebusiness-connector.test.ts',
       'test/publish/token-endpoint.test.ts',

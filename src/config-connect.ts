@@ -5,7 +5,14 @@
  */
 import { ConfigError, nonEmpty } from './config-values.js';
 import { DEFAULT_REDIRECT_URI } from './oauth-apps.js';
-import { CONNECT_FLAGS, flagOf, PASTE_CODE_FLAG, takesFlag } from './publish/connectors/connect-flags.js';
+import {
+  CONNECT_FLAGS,
+  flagOf,
+  LOGIN_FLAG,
+  PASTE_CODE_FLAG,
+  takesFlag,
+} from './publish/connectors/connect-flags.js';
+import { loginNames, signInOf } from './publish/connectors/module.js';
 import {
   type ConnectedKind,
   connectedKindList,
@@ -38,6 +45,8 @@ export interface ConnectRequest {
    */
   redirectUri?: string;
   authRoot?: string;
+  /** Which of the platform's sign-ins (`--login`), for a platform with several (Instagram). */
+  login?: string;
 }
 
 /** The parsed flags, as node:util parseArgs gives them. */
@@ -70,8 +79,17 @@ export function parseConnect(platform: string, values: FlagValues, env: NodeJS.P
   }
   const brand = text(values.brand);
   if (!brand) throw new ConfigError(`connect ${platform} needs --brand (a brand's title or id).`);
+  const login = text(values[LOGIN_FLAG]);
+  if (login !== undefined && !loginNames(module).includes(login)) {
+    throw new ConfigError(
+      `--${LOGIN_FLAG} of connect ${platform} is one of ${loginNames(module).join(', ')}, not "${login}".`,
+    );
+  }
+  const app = signInOf(module, login).app;
   const endpointFlag = flagOf(module, 'endpoint')!;
-  const endpoint = text(values[endpointFlag.name]) ?? endpointFlag.fallback;
+  // Another sign-in's API root replaces the flag's fallback (Instagram Login: graph.instagram.com).
+  const fallback = app && app !== module.app ? app.apiRoot : endpointFlag.fallback;
+  const endpoint = text(values[endpointFlag.name]) ?? fallback;
   if (endpoint === undefined) {
     throw new ConfigError(`connect ${platform} needs --${endpointFlag.name} ${endpointFlag.value}.`);
   }
@@ -90,7 +108,8 @@ export function parseConnect(platform: string, values: FlagValues, env: NodeJS.P
     redirect: values[PASTE_CODE_FLAG] ? 'paste' : 'loopback',
   };
   if (account) request.account = account;
-  if (module.app) {
+  if (login !== undefined) request.login = login;
+  if (app) {
     const chosen = text(values.account);
     if (chosen !== undefined) {
       if (!chosen.trim()) throw new ConfigError('--account needs an identity: its id or its name.');
@@ -102,10 +121,7 @@ export function parseConnect(platform: string, values: FlagValues, env: NodeJS.P
         nonEmpty(env.SOCIAL_PUBLISHER_OAUTH_REDIRECT_URI) ??
         DEFAULT_REDIRECT_URI,
     );
-    request.authRoot = httpUrl('--auth-root', text(values['auth-root']) ?? module.app.authRoot).replace(
-      /\/+$/,
-      '',
-    );
+    request.authRoot = httpUrl('--auth-root', text(values['auth-root']) ?? app.authRoot).replace(/\/+$/, '');
   }
   const name = text(values.name);
   if (name) request.name = name;

@@ -8,7 +8,7 @@ import { type Config, ConfigError, type ConnectRequest } from '../config.js';
 import { type LocalRuntime, openLocalRuntime } from '../local-runtime.js';
 import { chooseIdentity, IdentityChoiceNeeded, identitiesOf } from '../oauth/sign-in.js';
 import type { VerifiedConnection } from '../publish/connector.js';
-import type { OAuthIdentity, OAuthTokens } from '../publish/connectors/module.js';
+import { type OAuthIdentity, type OAuthTokens, signInOf } from '../publish/connectors/module.js';
 import { CONNECTED_PLATFORMS, connectorModule } from '../publish/connectors/registry.js';
 import {
   connectChannel,
@@ -173,11 +173,12 @@ async function signInWithApp(
   http: { userAgent: string; timeoutMs: number },
 ): Promise<VerifiedConnection> {
   const module = connectorModule(request.platform);
-  const app = module.app!;
+  const way = signInOf(module, request.login);
+  const app = way.app!;
   const authRoot = request.authRoot ?? app.authRoot;
   const redirectUri = request.redirectUri!;
   const client = config.oauthApps.require(module.displayName, app, redirectUri);
-  const hooks = await module.oauth!();
+  const hooks = await way.oauth!();
   const { signIn } = await import('./oauth-sign-in.js');
   const tokens = await signIn(
     hooks,
@@ -202,6 +203,7 @@ async function signInWithApp(
     ...(identity ? { account: identity.id } : request.account ? { account: request.account } : {}),
     secret: tokens.accessToken,
     tokens,
+    ...(request.login === undefined ? {} : { login: request.login }),
     ...http,
   });
   if (authRoot === app.authRoot) return verified;

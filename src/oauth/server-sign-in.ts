@@ -16,7 +16,7 @@ import { Id } from '../domain/schemas.js';
 import { validateOrThrow } from '../domain/validation.js';
 import type { OAuthAppCredentials, OAuthApps } from '../oauth-apps.js';
 import type { Clock, Store } from '../ports.js';
-import type { OAuthHttp } from '../publish/connectors/module.js';
+import { loginNames, type OAuthHttp, signInOf } from '../publish/connectors/module.js';
 import { CONNECTOR_MODULES, type ConnectedKind, connectorModule } from '../publish/connectors/registry.js';
 import type { ChannelDetail } from '../publish/connectors/schemas.js';
 import { connectChannel, presentChannelDetail } from '../service/connections.js';
@@ -43,6 +43,9 @@ export const APP_KINDS = CONNECTOR_MODULES.filter((module) => 'app' in module &&
   (module) => module.kind,
 ) as ConnectedKind[];
 
+/** Every platform's sign-in names, for the platforms with several (Instagram: facebook, instagram). */
+const LOGIN_NAMES = [...new Set(CONNECTOR_MODULES.flatMap((module) => loginNames(module)))];
+
 export const ConnectionRequest = z.strictObject({
   brandId: Id.describe('Brand id, from list_brands'),
   platform: (APP_KINDS.length > 0 ? z.enum(APP_KINDS as [string, ...string[]]) : z.never()).describe(
@@ -56,6 +59,16 @@ export const ConnectionRequest = z.strictObject({
     .max(200)
     .optional()
     .describe('Identity to post as, if several (a LinkedIn page): id or name'),
+  ...(LOGIN_NAMES.length > 0
+    ? {
+        login: z
+          .enum(LOGIN_NAMES as [string, ...string[]])
+          .optional()
+          .describe(
+            'Which sign-in, for a platform with several (Instagram: facebook, the default, or instagram)',
+          ),
+      }
+    : {}),
 });
 export type ConnectionRequest = z.infer<typeof ConnectionRequest>;
 
@@ -71,6 +84,7 @@ interface SealedRequest {
   platform: ConnectedKind;
   collectionIds: number[];
   account?: string;
+  login?: string;
   codeVerifier?: string;
   redirectUri: string;
 }
@@ -116,9 +130,17 @@ export class ServerSignIns {
     }
     const platform = given.platform as ConnectedKind;
     const module = connectorModule(platform);
+    const login = (given as { login?: string }).login;
+    if (login !== undefined && !loginNames(module).includes(login)) {
+      throw ValidationError.single(
+        'login',
+        `${module.displayName} has no sign-in "${login}"${loginNames(module).length > 0 ? `: use ${loginNames(module).join(' or ')}` : ''}.`,
+      );
+    }
+    const way = signInOf(module, login);
     let client: OAuthAppCredentials;
     try {
-      client = apps.require(module.displayName, module.app!, redirectUri);
+      client = apps.require(module.displayName, way.app!, redirectUri);
     } catch (error) {
       throw ValidationError.single('platform', (error as Error).message);
     }
@@ -127,9 +149,9 @@ export class ServerSignIns {
     } catch (error) {
       throw ValidationError.single('platform', (error as Error).message);
     }
-    const hooks = await module.oauth!();
+    const hooks = await way.oauth!();
     const started = beginSignIn(hooks, {
-      authRoot: client.authRoot ?? module.app!.authRoot,
+      authRoot: client.authRoot ?? way.app!.authRoot,
       clientId: client.clientId,
       redirectUri,
       account: given.account,
@@ -139,6 +161,7 @@ export class ServerSignIns {
       platform,
       collectionIds,
       ...(given.account === undefined ? {} : { account: given.account }),
+      ...(login === undefined ? {} : { login }),
       ...(started.codeVerifier ? { codeVerifier: started.codeVerifier } : {}),
       redirectUri,
     };
@@ -236,8 +259,9 @@ export class ServerSignIns {
       );
     }
     const module = connectorModule(request.platform);
-    const app = module.app!;
-    const hooks = await module.oauth!();
+    const way = signInOf(module, request.login);
+    const app = way.app!;
+    const hooks = await way.oauth!();
     const client = apps.require(module.displayName, app, request.redirectUri);
     const authRoot = client.authRoot ?? app.authRoot;
     const apiRoot = client.apiRoot ?? app.apiRoot;
@@ -267,6 +291,7 @@ export class ServerSignIns {
       ...(identity ? { account: identity.id } : {}),
       secret: tokens.accessToken,
       tokens,
+      ...(request.login === undefined ? {} : { login: request.login }),
       ...http,
     });
     const { secret, ...made } = verified;

@@ -117,8 +117,10 @@ export function identityList(identities: readonly OAuthIdentity[]): string {
     .join('\n');
 }
 
+const bare = (name: string) => name.trim().replace(/^@/, '').toLowerCase();
+
 /**
- * The identity `wanted` names (by id, then by exact name, then by name ignoring case), or the only one;
+ * The identity `wanted` names (by id, then by exact name, then by name ignoring case and a leading `@`), or the only one;
  * throws IdentityChoiceNeeded otherwise. Undefined when the platform gives no list.
  */
 export function chooseIdentity(
@@ -133,7 +135,9 @@ export function chooseIdentity(
   const found =
     identities.find((identity) => identity.id === wanted) ??
     identities.find((identity) => identity.name === wanted) ??
-    identities.filter((identity) => identity.name.toLowerCase() === wanted.toLowerCase()).at(0);
+    identities.filter((identity) => identity.name.toLowerCase() === wanted.toLowerCase()).at(0) ??
+    // A username given with or without its `@` (Instagram's accounts, `@acme` or `acme`).
+    identities.find((identity) => bare(identity.name) === bare(wanted));
   if (!found) throw new IdentityChoiceNeeded(identities, wanted);
   return found;
 }

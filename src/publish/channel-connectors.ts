@@ -14,6 +14,7 @@ import type { OAuthApps } from '../oauth-apps.js';
 import type { ConnectionRecord, Publisher, PublishOutcome, Store } from '../ports.js';
 import type { SecretBox } from '../store/secret-box.js';
 import type { ConnectorContext } from './connector.js';
+import { signInOf } from './connectors/module.js';
 import { REFRESH_AHEAD_MS, renewedSecret, tokensOf } from './connectors/oauth-tokens.js';
 import { connectorModule, IDEMPOTENT_PLATFORMS, isConnectedKind } from './connectors/registry.js';
 import { heldMedia } from './media-loader.js';
@@ -121,7 +122,10 @@ export class ChannelConnectors implements ConnectorRouter {
           await store.connections.setSecret(channelId, secrets.seal(changed, channelId), context.clock.now());
           await this.keepCurrent(channelId);
         },
-        oauthClient: () => (module.app ? oauthApps?.get(module.app.name) : undefined),
+        oauthClient: () => {
+          const { app } = signInOf(module, connection.settings.login);
+          return app ? oauthApps?.get(app.name) : undefined;
+        },
         // Coordinated through the store: one refresh of a token, whichever processes find it stale.
         refreshSecret: async (request) => {
           const leaseMs = Math.max(30_000, 2 * context.timeoutMs);
@@ -151,8 +155,8 @@ export class ChannelConnectors implements ConnectorRouter {
   async freshen(channelId: number, untilMs: number): Promise<boolean> {
     const connection = await this.connectionOf(channelId);
     if (!connection || !isConnectedKind(connection.kind)) return false;
-    const module = connectorModule(connection.kind);
-    if (!module.app || !module.oauth) return false;
+    const { app, oauth } = signInOf(connectorModule(connection.kind), connection.settings.login);
+    if (!app || !oauth) return false;
     let stale: string;
     try {
       stale = this.secretOf(connection);
@@ -164,8 +168,8 @@ export class ChannelConnectors implements ConnectorRouter {
     }
     const { store, secrets, context, oauthApps } = this.options;
     const authRoot =
-      typeof connection.settings.authRoot === 'string' ? connection.settings.authRoot : module.app.authRoot;
-    const hooks = await module.oauth();
+      typeof connection.settings.authRoot === 'string' ? connection.settings.authRoot : app.authRoot;
+    const hooks = await oauth();
     const coordination = {
       store,
       secrets,
@@ -180,8 +184,8 @@ export class ChannelConnectors implements ConnectorRouter {
         renewedSecret(current, {
           hooks,
           authRoot,
-          client: oauthApps?.get(module.app!.name),
-          platform: module.displayName,
+          client: oauthApps?.get(app.name),
+          platform: connectorModule(connection.kind).displayName,
           http: { userAgent: context.userAgent, timeoutMs: context.timeoutMs },
         }),
     });

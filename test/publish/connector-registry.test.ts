@@ -177,9 +177,22 @@ describe('connect, from the modules', () => {
     });
     // Every registered platform, in the registry's order, the last after "or".
     const platforms = `${CONNECTED_KINDS.slice(0, -1).join(', ')} or ${CONNECTED_KINDS.at(-1)}`;
-    expect(platforms).toMatch(/^mastodon, bluesky, telegram, linkedin, x, facebook, threads(, \w+)* or \w+$/);
+    expect(platforms).toMatch(
+      /^mastodon, bluesky, telegram, linkedin, x, facebook, instagram, threads(, \w+)* or \w+$/,
+    );
     expect(parse('myspace', '--brand', 'A')).toBe(`connect: unknown platform "myspace"; use ${platforms}.`);
     expect(parse()).toBe(`connect needs the platform: ${platforms}.`);
+    // A platform with two sign-ins: --login picks the app, its auth root and its API root.
+    expect(parse('instagram', '--brand', 'A', '--login', 'instagram')).toMatchObject({
+      login: 'instagram',
+      endpoint: 'https://graph.instagram.com',
+      authRoot: 'https://www.instagram.com',
+    });
+    expect(parse('instagram', '--brand', 'A')).toMatchObject({
+      endpoint: 'https://graph.facebook.com',
+      authRoot: 'https://www.facebook.com',
+    });
+    expect(parse('x', '--brand', 'A', '--login', 'instagram')).toBe('connect x does not take --login.');
     expect(parse('telegram', '--brand', 'A', '--chat', '@c', '--paste-code')).toBe(
       'connect telegram does not take --paste-code.',
     );

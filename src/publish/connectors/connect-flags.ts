@@ -4,7 +4,7 @@
  * `--paste-code` for the platforms with an OAuth sign-in. Read by the config and `--help` before
  * anything else loads: plain data, no imports but the registry.
  */
-import type { ConnectFlag, ConnectorModule } from './module.js';
+import { type ConnectFlag, type ConnectorModule, loginNames } from './module.js';
 import { CONNECTOR_MODULES } from './registry.js';
 
 /** Taken by every `connect` (and `channel` by `disconnect`). */
@@ -23,6 +23,10 @@ export const OAUTH_APP_FLAGS = ['account', 'redirect-uri', 'auth-root'] as const
 
 /** The platforms signed in with an app the operator registered on them (every OAuth platform but Mastodon). */
 const APP_MODULES = CONNECTOR_MODULES.filter((module: ConnectorModule) => module.app !== undefined);
+
+/** The flag that picks one of a platform's sign-ins (its module's `logins`: Instagram's two). */
+export const LOGIN_FLAG = 'login';
+const LOGIN_MODULES = CONNECTOR_MODULES.filter((module: ConnectorModule) => module.logins !== undefined);
 
 /** The flag of a role (the endpoint, the account, the secret), if the module has one. */
 export function flagOf(module: Pick<ConnectorModule, 'connect'>, role: ConnectFlag['role']) {
@@ -47,6 +51,7 @@ export const CONNECT_FLAGS: readonly string[] = unique([
   'channel',
   'name',
   ...(APP_MODULES.length > 0 ? OAUTH_APP_FLAGS : []),
+  ...(LOGIN_MODULES.length > 0 ? [LOGIN_FLAG] : []),
   ...(OAUTH_MODULES.length > 0 ? [PASTE_CODE_FLAG] : []),
 ]);
 
@@ -64,6 +69,7 @@ export const CONNECT_OPTIONS: Readonly<
 export function takesFlag(module: ConnectorModule, flag: string): boolean {
   if ((SHARED_CONNECT_FLAGS as readonly string[]).includes(flag)) return true;
   if (flag === PASTE_CODE_FLAG) return module.oauth !== undefined;
+  if (flag === LOGIN_FLAG) return module.logins !== undefined;
   if ((OAUTH_APP_FLAGS as readonly string[]).includes(flag) && module.app !== undefined) return true;
   return module.connect.flags.some((own) => own.name === flag);
 }
@@ -121,6 +127,11 @@ export function connectUsage(): string {
           `<oauth-platform>: ${apps.join(', ')}; signed in in a browser with the operator's app (SOCIAL_PUBLISHER_<APP>_CLIENT_ID and _CLIENT_SECRET, or DATA_DIR/apps.json).`,
         )
       : []),
+    ...LOGIN_MODULES.flatMap((module: ConnectorModule) =>
+      wrap(
+        `connect ${module.kind} also takes --${LOGIN_FLAG} ${loginNames(module).join('|')} (default ${module.logins!.default}): which sign-in, each with its own app.`,
+      ),
+    ),
     ...wrap(
       'verify an account and connect it as a channel of the brand (prints the channel as JSON); without --*-env the secret is asked for on the terminal, unechoed.',
     ),

@@ -39,6 +39,8 @@ export interface ConnectInput {
   secret: string;
   /** The OAuth sign-in's tokens, when it ran (`secret` is their access token). */
   tokens?: OAuthTokens;
+  /** Which of the module's sign-ins gave them (`--login`), for a module with several (`logins`). */
+  login?: string;
   userAgent: string;
   timeoutMs: number;
 }
@@ -237,4 +239,38 @@ export interface ConnectorModule<K extends string = string> {
   readonly app?: OAuthAppSpec;
   /** Loads the platform's OAuth steps; absent where the secret is typed or read from the environment. */
   oauth?(): Promise<OAuthHooks>;
+  /**
+   * A platform with more than one sign-in, each with an app of its own (Instagram: Facebook Login with
+   * the FACEBOOK app, or Instagram Login with the INSTAGRAM app), chosen with `connect <kind> --login
+   * NAME`: `app` and `oauth` above are the default's (`default`), `others` the rest. A connection made
+   * with one keeps its name in `settings.login`, so that its refreshes use that app (signInOf).
+   */
+  readonly logins?: { readonly default: string; readonly others: Readonly<Record<string, SignInWay>> };
+}
+
+/** One of a platform's sign-ins: the operator's app it uses, and its OAuth steps. */
+export interface SignInWay {
+  readonly app: OAuthAppSpec;
+  oauth(): Promise<OAuthHooks>;
+}
+
+/** The names of a module's sign-ins, the default first; empty for a module with one (or none). */
+export function loginNames(module: Pick<ConnectorModule, 'logins'>): string[] {
+  return module.logins ? [module.logins.default, ...Object.keys(module.logins.others)] : [];
+}
+
+/**
+ * The sign-in a connection or a `connect` uses: the one `login` names among the module's `logins`, else
+ * the module's own `app` and `oauth` (also when `login` is not a string: a connection's settings).
+ */
+export function signInOf(
+  module: Pick<ConnectorModule, 'app' | 'oauth' | 'logins'>,
+  login: unknown,
+): { app?: OAuthAppSpec; oauth?: () => Promise<OAuthHooks> } {
+  const other = typeof login === 'string' ? module.logins?.others[login] : undefined;
+  if (other) return { app: other.app, oauth: () => other.oauth() };
+  return {
+    ...(module.app ? { app: module.app } : {}),
+    ...(module.oauth ? { oauth: () => module.oauth!() } : {}),
+  };
 }

@@ -12,6 +12,7 @@ import type { ChannelType } from '../../domain/schemas.js';
 import { bluesky } from './bluesky/index.js';
 import { facebook } from './facebook/index.js';
 import { googlebusiness } from './googlebusiness/index.js';
+import { instagram } from './instagram/index.js';
 import { linkedin } from './linkedin/index.js';
 import { mastodon } from './mastodon/index.js';
 import type { ConnectorModule } from './module.js';
@@ -30,6 +31,7 @@ export const CONNECTOR_MODULES = [
   linkedin,
   x,
   facebook,
+  instagram,
   threads,
   googlebusiness,
   pinterest,
@@ -38,7 +40,15 @@ export const CONNECTOR_MODULES = [
 ] as const;
 
 /** A platform with a connector of its own: `mastodon`, `bluesky`, `telegram`, `linkedin`, `x`, `facebook`,
- * `threads`, `googlebusiness`, `pinterest`, `tiktok`, `youtube`. */
+  googlebusiness,
+  pinterest,
+  tiktok,
+  youtube,
+  instagram,
+] as const;
+
+/** A platform with a connector of its own: `mastodon`, `bluesky`, `telegram`, `linkedin`, `x`, `facebook`,
+ * `threads`, `googlebusiness`, `pinterest`, `tiktok`, `youtube`, `instagram`. */
 export type ConnectedKind = (typeof CONNECTOR_MODULES)[number]['kind'];
 
 /** The publishers of every channel without a connection; the operator configures one of them. */

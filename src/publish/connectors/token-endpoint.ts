@@ -57,7 +57,12 @@ function defaultAppRefused(answer: PlatformAnswer): boolean {
 
 /** The tokens of a 200 answer, or undefined when it holds no access token. */
 function tokensOf(answer: PlatformAnswer, nowMs: number): OAuthTokens | undefined {
-  const body = (answer.json ?? {}) as Record<string, unknown>;
+  let body = (answer.json ?? {}) as Record<string, unknown>;
+  // Instagram Login's code exchange is documented as `{ data: [{ access_token, user_id, permissions }] }`
+  // and reported flat by integrators: both are read.
+  if (body.access_token === undefined && Array.isArray(body.data) && typeof body.data[0] === 'object') {
+    body = (body.data[0] ?? {}) as Record<string, unknown>;
+  }
   const token = body.access_token;
   if (answer.status !== 200 || typeof token !== 'string' || !token) return undefined;
   const tokens: OAuthTokens = { accessToken: token };
