@@ -85,7 +85,7 @@ export const POST_PREVIEW_SCRIPT = String.raw`
     if (channel.media.length) {
       var list = el('ul', { className: 'media', 'aria-label': channel.media.length + ' media, ' + channel.type + ' takes up to ' + channel.maxMedia });
       channel.media.forEach(function (media, i) {
-        list.appendChild(el('li', { className: media.beyondLimit ? 'over' : '', text: (i + 1) + '. ' + media.label + (media.beyondLimit ? ' (beyond the limit)' : '') }));
+        list.appendChild(el('li', { className: media.beyondLimit ? 'over' : '', text: (i + 1) + '. ' + media.label + (media.beyondLimit ? ' (over the limit)' : '') }));
       });
       card.appendChild(list);
     }
@@ -130,6 +130,9 @@ export const POST_PREVIEW_SCRIPT = String.raw`
   function callTool(action, extra) {
     if (busy) return;
     busy = true;
+    // Disabling the pressed button drops its focus: it gets it back once the answer is shown.
+    var pressed = document.activeElement && document.activeElement.id;
+    var refocus = function () { var again = pressed && document.getElementById(pressed); if (again) again.focus(); };
     var buttons = document.querySelectorAll('.bar button');
     buttons.forEach(function (button) { button.disabled = true; });
     setStatus('Asking the host to call ' + action.name + '\u2026');
@@ -139,11 +142,14 @@ export const POST_PREVIEW_SCRIPT = String.raw`
       busy = false;
       var next = result._meta && result._meta[KEY];
       if (next && !result.isError) render(next);
+      else buttons.forEach(function (button) { button.disabled = false; });
       setStatus(text || (result.isError ? 'The call failed.' : 'Done.'), result.isError);
+      refocus();
     }, function (error) {
       busy = false;
       buttons.forEach(function (button) { button.disabled = false; });
       setStatus('The host did not make the call: ' + error.message, true);
+      refocus();
     });
   }
 
@@ -165,7 +171,6 @@ export const POST_PREVIEW_SCRIPT = String.raw`
 
   function render(data) {
     preview = data;
-    var focused = document.activeElement && document.activeElement.id;
     var app = document.getElementById('app');
     app.textContent = '';
     var title = data.postId === null ? 'Preview: nothing stored yet' : 'Post ' + data.postId + ' \u00b7 ' + data.status.replace('_', ' ');
@@ -184,7 +189,6 @@ export const POST_PREVIEW_SCRIPT = String.raw`
     var channels = el('div', { className: 'channels' });
     data.channels.forEach(function (channel, index) { channels.appendChild(channelCard(channel, index)); });
     app.appendChild(channels);
-    if (focused && document.getElementById(focused)) document.getElementById(focused).focus();
   }
 
   function showResult(result) {
