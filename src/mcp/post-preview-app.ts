@@ -2,13 +2,13 @@
  * The post preview as an MCP App (the `io.modelcontextprotocol/ui` extension, spec 2026-01-26): all that
  * ties it to the protocol is here, so that moving to another SDK moves one module. For a client that
  * declared the extension: tools/list gives create_post, get_post and update_post `_meta.ui.resourceUri`;
- * resources/list shows the page (resources/read serves it to anyone); and those tools' results carry
+ * resources/list shows the page and resources/read serves it; and those tools' results carry
  * the preview's data in `_meta` (post-preview.ts), which the page renders. Their text and structured
  * content stay as they are, for hosts without apps and for the model.
  */
 
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { type McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { CreatedPost, Post } from '../domain/post-schemas.js';
 import type { PublishingService } from '../service/publishing-service.js';
@@ -66,30 +66,16 @@ export function withAppMeta(tools: Tool[]): Tool[] {
 }
 
 /**
- * Registers the page. A template without variables, so that its list callback can leave it out for a
- * client without apps (the spec lets a server omit UI-only resources from resources/list).
+ * Registers the page, for a client that renders apps only: it is turned on once the client has said so
+ * in `initialize` (the spec lets a server leave UI resources out of resources/list). The field is set,
+ * not `enable()` called, which would send a list_changed notification this server says it never sends.
  */
 export function registerPostPreviewPage(server: McpServer): void {
   const description =
     'How a post will appear on each channel of its collection, with its warnings, time and buttons to publish, schedule or save it (an MCP App).';
-  const template = new ResourceTemplate(POST_PREVIEW_URI, {
-    list: () => ({
-      resources: rendersApps(server.server)
-        ? [
-            {
-              uri: POST_PREVIEW_URI,
-              name: 'post-preview',
-              title: 'Post preview',
-              description,
-              mimeType: APP_MIME_TYPE,
-            },
-          ]
-        : [],
-    }),
-  });
-  server.registerResource(
+  const page = server.registerResource(
     'post-preview',
-    template,
+    POST_PREVIEW_URI,
     { title: 'Post preview', description, mimeType: APP_MIME_TYPE },
     async () => {
       const { postPreviewPage } = await import('./post-preview-page.js');
@@ -106,6 +92,12 @@ export function registerPostPreviewPage(server: McpServer): void {
       };
     },
   );
+  page.enabled = false;
+  const initialized = server.server.oninitialized;
+  server.server.oninitialized = () => {
+    initialized?.();
+    page.enabled = rendersApps(server.server);
+  };
 }
 
 /**

@@ -57,6 +57,9 @@ describe('the page and the tools that show it', () => {
     expect(plain.tools.filter((tool) => tool._meta !== undefined)).toEqual([]);
     const { resources } = await plain.client.listResources();
     expect(resources.filter((r) => r.uri.startsWith('ui://'))).toEqual([]);
+    const { resourceTemplates } = await plain.client.listResourceTemplates();
+    expect(resourceTemplates.filter((t) => t.uriTemplate.startsWith('ui://'))).toEqual([]);
+    await expect(plain.client.readResource({ uri: POST_PREVIEW_URI })).rejects.toThrow(/disabled/);
     const result = await plain.call('create_post', DRY_RUN);
     expect(result._meta).toBeUndefined();
   });
