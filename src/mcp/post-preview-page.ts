@@ -41,6 +41,7 @@ button.primary{background:var(--pp-text);color:var(--pp-bg);border-color:var(--p
 .count{font-size:12px;color:var(--pp-muted);margin:0}.count.over{color:var(--pp-danger);font-weight:600}
 .media{display:flex;flex-wrap:wrap;gap:6px;list-style:none;padding:0;margin:8px 0}
 .media li{width:84px;min-height:72px;border:1px dashed var(--pp-border);border-radius:6px;font-size:11px;padding:4px;overflow:hidden;overflow-wrap:anywhere;background:var(--pp-bg2)}
+.media li img{display:block;width:100%;height:52px;object-fit:cover;border-radius:4px;margin-bottom:2px}
 .media li.over{border-color:var(--pp-danger);color:var(--pp-danger)}
 .poll{border-left:3px solid var(--pp-border);padding-left:8px;margin:8px 0}.poll ol{margin:4px 0;padding-left:20px}
 .detail{margin:4px 0;font-size:13px}.detail code{font-family:var(--pp-mono);overflow-wrap:anywhere}

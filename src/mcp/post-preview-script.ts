@@ -85,7 +85,12 @@ export const POST_PREVIEW_SCRIPT = String.raw`
     if (channel.media.length) {
       var list = el('ul', { className: 'media', 'aria-label': channel.media.length + ' media, ' + channel.type + ' takes up to ' + channel.maxMedia });
       channel.media.forEach(function (media, i) {
-        list.appendChild(el('li', { className: media.beyondLimit ? 'over' : '', text: (i + 1) + '. ' + media.label + (media.beyondLimit ? ' (over the limit)' : '') }));
+        var caption = (i + 1) + '. ' + media.label + (media.beyondLimit ? ' (over the limit)' : '');
+        var thumbnail = preview.thumbnails && preview.thumbnails[i];
+        list.appendChild(el('li', { className: media.beyondLimit ? 'over' : '' }, [
+          thumbnail ? el('img', { src: thumbnail, alt: preview.alt || media.label }) : null,
+          el('span', { text: thumbnail ? (i + 1) + (media.beyondLimit ? ' (over the limit)' : '') : caption })
+        ]));
       });
       card.appendChild(list);
     }

@@ -58,6 +58,13 @@ export interface PostPreview {
   /** The brand's wall-clock time (Y-m-d H:i:s), in words with the zone, and UTC; null without a time. */
   time: { scheduledAt: string; local: string; utc: string } | null;
   channels: ChannelPreview[];
+  /**
+   * Uploaded images small enough to show, by their index in the post's media, as `data:` URLs: the page
+   * loads no address, so the host's default CSP (images from `data:` only) holds.
+   */
+  thumbnails: Record<number, string>;
+  /** The media's accessibility text, for the thumbnails. */
+  alt?: string;
   /** The buttons; absent when the post can no longer be changed. */
   actions?: { publishNow: PreviewAction; schedule: PreviewAction; saveDraft: PreviewAction };
 }
@@ -188,6 +195,28 @@ async function channelPreviews(
   });
 }
 
+/** A thumbnail is the file itself, when it is this small; all of one preview's together at most the second. */
+const THUMBNAIL_MAX_BYTES = 96 * 1024;
+const THUMBNAILS_MAX_BYTES = 384 * 1024;
+
+async function thumbnailsOf(
+  service: PublishingService,
+  brandId: number,
+  media: PostPayload['media'],
+): Promise<Record<number, string>> {
+  const thumbnails: Record<number, string> = {};
+  if (!service.mediaThumbnail) return thumbnails;
+  let budget = THUMBNAILS_MAX_BYTES;
+  for (const [index, element] of (media ?? []).entries()) {
+    if (element.id === undefined) continue;
+    const found = await service.mediaThumbnail(brandId, element.id, Math.min(THUMBNAIL_MAX_BYTES, budget));
+    if (!found?.bytes) continue;
+    budget -= found.bytes.length;
+    thumbnails[index] = `data:${found.type};base64,${Buffer.from(found.bytes).toString('base64')}`;
+  }
+  return thumbnails;
+}
+
 function timeOf(scheduledAt: string, epochMs: number, timezone: string): NonNullable<PostPreview['time']> {
   return { scheduledAt, local: describeLocalTime(epochMs, timezone), utc: new Date(epochMs).toISOString() };
 }
@@ -223,6 +252,8 @@ export async function previewStoredPost(service: PublishingService, post: Post):
         ? null
         : timeOf(post.scheduledAt, Date.parse(post.dueAt), post.timezone),
     channels: await channelPreviews(service, post.brandId, post.collectionId, content, warnings),
+    thumbnails: await thumbnailsOf(service, post.brandId, content.media),
+    ...(content.alt !== undefined ? { alt: content.alt } : {}),
     ...(EDITABLE_STATUSES.has(post.status)
       ? {
           actions: {
@@ -275,6 +306,8 @@ export async function previewDryRun(
     timezone: queue.timezone,
     time,
     channels: await channelPreviews(service, brandId, collectionId, payload, warnings),
+    thumbnails: await thumbnailsOf(service, brandId, payload.media),
+    ...(payload.alt !== undefined ? { alt: payload.alt } : {}),
     actions: {
       publishNow: create('IMMEDIATE'),
       schedule: create('SCHEDULE'),

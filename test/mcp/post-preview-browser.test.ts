@@ -14,7 +14,7 @@ import { type Browser, chromium, type FrameLocator, type Page } from 'playwright
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { POST_PREVIEW_URI } from '../../src/mcp/post-preview-app.js';
 import { type AppsHost, startAppsHost } from '../support/apps-host.js';
-import { APPS, DRY_RUN, previewOf } from '../support/post-preview-fixtures.js';
+import { APPS, gradientPng, previewOf, withUploads } from '../support/post-preview-fixtures.js';
 import { type McpHarness, openMcpHarness } from './harness.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -42,10 +42,21 @@ let view: FrameLocator;
 /** The page's tools/call requests, as the host passed them on. */
 let calls: CallToolRequest['params'][];
 let consoleErrors: string[];
+/** The dry run, its carousel starting with two uploaded images. */
+let DRY_RUN: ReturnType<typeof withUploads>;
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: apt-get install -y chromium`);
   h = await openMcpHarness({ capabilities: APPS });
+  const upload = async (bytes: Buffer, filename: string) =>
+    (
+      (await h.call('upload_media', { brandId: 1, base64: bytes.toString('base64'), filename }))
+        .structuredContent as { data: { id: string } }
+    ).data.id;
+  DRY_RUN = withUploads([
+    await upload(gradientPng(48, [255, 140, 0], [120, 40, 200]), 'sunrise.png'),
+    await upload(gradientPng(48, [0, 170, 160], [20, 30, 90]), 'harbour.png'),
+  ]);
   const { contents } = await h.client.readResource({ uri: POST_PREVIEW_URI });
   host = await startAppsHost((contents[0] as { text: string }).text, HOST_CONTEXT, WIDTH);
   // --no-sandbox: Chromium's own sandbox needs user namespaces, which containers run as root lack.
@@ -117,6 +128,15 @@ describe('the post preview in Chromium', () => {
       expect(await section.locator('.media li.over').count()).toBe(Math.max(0, 5 - channel.maxMedia));
       for (const warning of channel.warnings) expect(await section.textContent()).toContain(warning.message);
     }
+    // The uploaded images are shown, from data: under the default CSP; the URLs only named.
+    const images = card('Facebook').locator('.media img');
+    expect(await images.count()).toBe(2);
+    await expect
+      .poll(() =>
+        images.first().evaluate((image) => (image as unknown as { naturalWidth: number }).naturalWidth),
+      )
+      .toBe(48);
+    expect(await images.first().getAttribute('src')).toMatch(/^data:image\/png;base64,/);
     // X cuts the long caption with emoji; Facebook takes all of it.
     expect(await card('X/Twitter').locator('.text mark').count()).toBe(1);
     expect(await card('Facebook').locator('.text mark').count()).toBe(0);

@@ -10,8 +10,15 @@ import { PLATFORM_CAPABILITIES } from '../../src/domain/capabilities.js';
 import { textLength } from '../../src/domain/preflight.js';
 import type { ChannelPreview, PostPreview } from '../../src/mcp/post-preview.js';
 import { APP_MIME_TYPE, POST_PREVIEW_URI } from '../../src/mcp/post-preview-app.js';
-import { APPS, DRY_RUN, LONG_CAPTION, previewOf } from '../support/post-preview-fixtures.js';
-import { type McpHarness, openMcpHarness } from './harness.js';
+import {
+  APPS,
+  DRY_RUN,
+  gradientPng,
+  LONG_CAPTION,
+  previewOf,
+  withUploads,
+} from '../support/post-preview-fixtures.js';
+import { type McpHarness, openMcpHarness, PNG_1X1 } from './harness.js';
 
 const channel = (preview: PostPreview, type: string) =>
   preview.channels.find((c) => c.type === type) as ChannelPreview;
@@ -129,6 +136,34 @@ describe('what the preview says of each channel', () => {
     const pinterest = channel(preview, 'Pinterest');
     expect(pinterest.action).toBe('fail');
     expect(pinterest.reason).toContain('INACTIVE');
+  });
+});
+
+describe('uploaded images', () => {
+  const upload = async (bytes: Buffer, filename: string) =>
+    (
+      (await apps.call('upload_media', { brandId: 1, base64: bytes.toString('base64'), filename }))
+        .structuredContent as {
+        data: { id: string };
+      }
+    ).data.id;
+
+  it('a small one is shown as a data: thumbnail of the file itself; a large one and a URL are only named', async () => {
+    const small = gradientPng(48, [255, 140, 0], [120, 40, 200]);
+    const large = Buffer.concat([PNG_1X1, Buffer.alloc(100 * 1024)]);
+    const ids = [await upload(small, 'small.png'), await upload(large, 'large.png')];
+    const preview = previewOf(
+      await apps.call('create_post', { ...withUploads(ids), alt: 'Winter blend bags' }),
+    );
+    expect(preview.thumbnails).toEqual({ 0: `data:image/png;base64,${small.toString('base64')}` });
+    expect(preview.alt).toBe('Winter blend bags');
+    expect(channel(preview, 'Facebook').media.map((m) => m.label)).toEqual([
+      `Uploaded media ${ids[0]}`,
+      `Uploaded media ${ids[1]}`,
+      'From cdn.example.com',
+      'From cdn.example.com',
+      'From cdn.example.com',
+    ]);
   });
 });
 
