@@ -36,6 +36,12 @@ export interface Capabilities {
   /** Most poll options, and the longest option. */
   maxPollOptions?: number;
   maxPollOptionLength?: number;
+  /** Longest title, in characters, where posts have one and the platform bounds it (Pinterest: 100). */
+  titleLimit?: number;
+  /** Longest alt text, in characters, where the platform bounds it (Pinterest: 500). */
+  altLimit?: number;
+  /** Longest link, in characters, where the platform sends it apart from the text (Pinterest: 2,048). */
+  linkLimit?: number;
   /**
    * False where the connected platform has no way to comment on a post (Google Business Profile,
    * Pinterest, TikTok): the auto-comment is not posted, and pre-flight says so. Absent: comments work.
@@ -62,10 +68,22 @@ export const PLATFORM_CAPABILITIES: Readonly<Record<ChannelType, Capabilities>> 
   Instagram: { ...base(2_200, 10, ['image/jpeg', ...VIDEOS]), requiresMedia: true, maxImageBytes: 8 * MB },
   Threads: { ...base(500, 20, [...IMAGES, ...VIDEOS]), ...polls(4, 25) },
   LinkedIn: { ...base(3_000, 20, [...IMAGES, ...VIDEOS, 'application/pdf']), ...polls(4, 30) },
-  'Google Business': base(1_500, 1, [...IMAGES, ...VIDEOS]),
+  // Local posts and TikTok's Content Posting API have no comments.
+  'Google Business': { ...base(1_500, 1, [...IMAGES, ...VIDEOS]), comments: false },
   YouTube: { ...base(5_000, 1, VIDEOS), requiresMedia: true },
-  TikTok: { ...base(2_200, 35, ['image/jpeg', ...VIDEOS]), requiresMedia: true },
-  Pinterest: { ...base(500, 5, [...IMAGES, ...VIDEOS]), requiresMedia: true, maxImageBytes: 20 * MB },
+  TikTok: { ...base(2_200, 35, ['image/jpeg', ...VIDEOS]), requiresMedia: true, comments: false },
+  // API v5's PinCreate: title 100, description 800, alt_text 500, link 2048; carousel 2-5 images;
+  // images 20 MB, videos 2 GB (help.pinterest.com, "Pin specs"); no comment endpoint.
+  Pinterest: {
+    ...base(800, 5, [...IMAGES, ...VIDEOS]),
+    requiresMedia: true,
+    maxImageBytes: 20 * MB,
+    maxVideoBytes: 2048 * MB,
+    titleLimit: 100,
+    altLimit: 500,
+    linkLimit: 2048,
+    comments: false,
+  },
   'X/Twitter': {
     ...base(280, 4, [...IMAGES, ...VIDEOS]),
     // docs.x.com/fundamentals/counting-characters; media: x-api/media/quickstart/best-practices.

@@ -27,6 +27,9 @@ export const ChannelLimits = z.object({
   pollWithMedia: z.boolean(),
   maxPollOptions: z.number().int().optional(),
   maxPollOptionLength: z.number().int().optional(),
+  titleLimit: z.number().int().optional(),
+  altLimit: z.number().int().optional(),
+  linkLimit: z.number().int().optional(),
   comments: z.boolean().optional(),
 });
 

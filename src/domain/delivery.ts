@@ -23,8 +23,8 @@ export const POLL_PLATFORMS: ReadonlySet<ChannelType> = new Set([
 /** The platforms that publish Stories. */
 export const STORY_PLATFORMS: ReadonlySet<ChannelType> = new Set(['Instagram', 'Facebook']);
 
-/** The platforms whose posts have a title (video and pin platforms). */
-export const TITLE_PLATFORMS: ReadonlySet<ChannelType> = new Set(['YouTube', 'Pinterest']);
+/** The platforms whose posts have a title (video and pin platforms; TikTok's photo posts). */
+export const TITLE_PLATFORMS: ReadonlySet<ChannelType> = new Set(['YouTube', 'TikTok', 'Pinterest']);
 
 /** The key of `platforms` that holds each platform's overrides (at least its own `caption`). */
 export const OVERRIDE_KEYS = {

@@ -128,6 +128,11 @@ export function blueskyPostText(content: PlatformContent): string {
   return body ? `${body}\n\n${pollLines.join('\n')}` : pollLines.join('\n');
 }
 
+/** A pin's description: the caption alone (the link is the pin's own `link`, sent apart). */
+export function pinDescription(content: Pick<PlatformContent, 'caption'>): string {
+  return content.caption ?? '';
+}
+
 /** A Telegram message or caption: the caption, the link on the next line. */
 export function telegramText(content: Pick<PlatformContent, 'caption' | 'link'>): string {
   return captionAndLink(content, '\n');
@@ -158,6 +163,8 @@ export function platformText(content: PlatformContent, nativePolls: boolean): st
     }
     case 'Telegram':
       return content.poll ? telegramPollDescription(content) : telegramText(content);
+    case 'Pinterest':
+      return pinDescription(content);
     default:
       return captionAndLink(content, '\n\n');
   }

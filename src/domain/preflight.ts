@@ -73,6 +73,7 @@ export function preflightChannel(
       ),
     );
   checkText(content, caps, platform, fail);
+  checkFields(content, caps, platform, fail);
   const count = content.media.length;
   if (caps.requiresMedia && count === 0) {
     fail(`${platform} publishes nothing without media: add an image or a video, or leave this channel out.`);
@@ -154,6 +155,26 @@ function checkText(
     fail(
       `The text is ${bytes} bytes in UTF-8${included}; ${platform} takes at most ${BLUESKY_TEXT_BYTES}. ${fix}`,
     );
+  }
+}
+
+/** The fields a platform sends apart from the text, each within its own limit (Pinterest's pins). */
+function checkFields(
+  content: PlatformContent,
+  caps: Capabilities,
+  platform: string,
+  fail: (message: string) => void,
+): void {
+  const fields = [
+    { name: 'title', value: content.title, limit: caps.titleLimit },
+    { name: 'alt text', value: content.alt, limit: caps.altLimit },
+    { name: 'link', value: content.link, limit: caps.linkLimit },
+  ];
+  for (const { name, value, limit } of fields) {
+    const length = value === undefined ? 0 : [...value].length;
+    if (limit !== undefined && length > limit) {
+      fail(`The ${name} is ${length} characters; ${platform} takes at most ${limit}: shorten it.`);
+    }
   }
 }
 

@@ -15,7 +15,7 @@ const PLATFORM_CAPTION_LIMITS: Partial<Record<ChannelType, number>> = {
   Bluesky: 300,
   Threads: 500,
   Mastodon: 500,
-  Pinterest: 500,
+  Pinterest: 800,
   'Google Business': 1500,
   Instagram: 2200,
 };

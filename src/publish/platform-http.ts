@@ -184,3 +184,21 @@ export function summarise(text: string, limit = 300): string {
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > limit ? `${line.slice(0, limit)}…` : line;
 }
+
+/**
+ * The origin (`https://host`) of a platform's address the operator gave, http only to a loopback
+ * address (a local stand-in, a test): `what` names the address in the messages (`API`, `sign-in`).
+ */
+export function platformOrigin(address: string, platform: string, what: string, example: string): string {
+  let url: URL;
+  try {
+    url = new URL(address.trim());
+  } catch {
+    throw new Error(`"${address}" is not a ${platform} ${what} address: give a URL like ${example}.`);
+  }
+  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
+    throw new Error(`The ${platform} ${what} address must use https, not ${url.protocol}`);
+  }
+  return url.origin;
+}

@@ -40,6 +40,7 @@ export function preflightPost(
   return reads.then(([connections, found, reasons]) =>
     warningsOf(collection, payload, defaultConnector, connections, found, reasons).concat(
       fetchedMediaWarnings(collection, payload, connections, publicMedia),
+      moduleNotes(collection, payload, connections, found, publicMedia),
     ),
   );
 }
@@ -99,5 +100,30 @@ function fetchedMediaWarnings(
         message: `${module.displayName} fetches media from a public address, and this server gives uploaded files none: run serve with SOCIAL_PUBLISHER_PUBLIC_URL set to its public address, or give the media as URLs.`,
       },
     ];
+  });
+}
+
+/** What each connected channel's module says of the post on its platform (`ConnectorModule.preflight`). */
+function moduleNotes(
+  collection: CollectionRecord,
+  payload: PostPayload,
+  connections: Map<number, ConnectionRecord>,
+  found: readonly MediaRecord[],
+  publicMedia: boolean,
+): PreflightWarning[] {
+  const types = new Map(found.map((m) => [m.id, m.type]));
+  const media = (payload.media ?? []).map((element) =>
+    element.id ? { type: types.get(element.id), uploaded: true } : { uploaded: false },
+  );
+  return collection.channels.flatMap((channel) => {
+    const connection = connections.get(channel.id);
+    if (!connection || !isConnectedKind(connection.kind)) return [];
+    const notes = connectorModule(connection.kind).preflight?.({
+      payload,
+      settings: connection.settings,
+      media,
+      publicMedia,
+    });
+    return (notes ?? []).map((note) => ({ channelId: channel.id, channelName: channel.name, ...note }));
   });
 }

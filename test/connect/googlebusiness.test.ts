@@ -1,22 +1,9 @@
-/**
- * Google Business Profile as a user meets it, with the built program and the loopback stand-in of
- * Google's OAuth and Business Profile APIs: `connect googlebusiness` lists the locations when the
- * sign-in manages several and none is named (exit 2), connects the one `--account` names, and stores the
- * tokens sealed with the refresh token; then `serve` behind SOCIAL_PUBLISHER_PUBLIC_URL publishes a
- * post with an uploaded photo, which the stand-in downloads from its signed address as Google does,
- * once, with the Learn more button; the auto-comment is not posted (local posts have none), as
- * pre-flight said.
- */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { pngBytes } from '../contract/media-files.js';
-import { cleanup, requireBuild, spawnMain, tempDir } from '../mcp/cli-harness.js';
+import { cleanup, requireBuild, tempDir } from '../mcp/cli-harness.js';
 import {
   type ChannelDetailJson,
-  collect,
   collectionId,
-  DEMO_BRAND,
   freePort,
   programEnv,
   readDatabase,
@@ -24,9 +11,9 @@ import {
   type Serve,
   startServe,
   waitForPost,
-  waitForStderr,
 } from '../support/connected-program.js';
 import { type GoogleBusinessServer, startGoogleBusinessServer } from '../support/google-business-server.js';
+import { connectOnTerminal } from '../support/oauth-terminal.js';
 
 let google: GoogleBusinessServer;
 const serves: Serve[] = [];
@@ -46,47 +33,21 @@ afterEach(async () => {
   cleanup();
 });
 
-/** A data directory with the operator's Google app in apps.json, and its environment. */
-function dataDirWithApp(extra: Record<string, string> = {}) {
-  const dataDir = tempDir('spm-google-business-');
-  writeFileSync(
-    join(dataDir, 'apps.json'),
-    JSON.stringify({
-      GOOGLE: { clientId: google.signIn.app.clientId, clientSecret: google.signIn.app.clientSecret },
-    }),
-  );
-  return { dataDir, env: programEnv(dataDir, extra) };
-}
-
-/** Runs `connect googlebusiness` with --paste-code, approving in the "browser". */
-async function connect(env: Record<string, string>, more: string[]) {
-  const child = spawnMain(
-    [
-      'connect',
-      'googlebusiness',
-      '--brand',
-      DEMO_BRAND,
-      '--auth-root',
-      google.url,
-      '--api-root',
-      google.url,
-      '--paste-code',
-      ...more,
-    ],
-    env,
-  );
-  const out = collect(child);
-  const [, address] = await waitForStderr(child, /\n {2}(http\S+)\n/, out.stderr);
-  await waitForStderr(child, /Address the browser ended on: /, out.stderr);
-  const approved = await fetch(address!, { redirect: 'manual' });
-  child.stdin!.end(`${approved.headers.get('location')}\n`);
-  return { code: await out.exit, stdout: out.stdout.text, stderr: out.stderr.text, address: address! };
-}
+/** `connect googlebusiness` on a terminal with the operator's Google app (a new data directory unless given). */
+const connect = (more: string[], env?: Record<string, string>, dataDir?: string) =>
+  connectOnTerminal({
+    app: 'GOOGLE',
+    client: google.signIn.app,
+    platform: 'googlebusiness',
+    root: google.url,
+    args: more,
+    ...(env && dataDir ? { env, dataDir } : {}),
+  });
 
 describe('connect googlebusiness', () => {
   it('lists the locations when several and none named (exit 2), and connects the one --account names', async () => {
-    const { dataDir, env } = dataDirWithApp();
-    const listed = await connect(env, []);
+    const listed = await connect([]);
+    const { dataDir, env } = listed;
     expect(listed.code, listed.stderr).toBe(2);
     expect(listed.stderr).toContain('Acme Coffee');
     expect(listed.stderr).toContain('locations/2003');
@@ -94,7 +55,7 @@ describe('connect googlebusiness', () => {
     expect(query.get('access_type')).toBe('offline');
     expect(query.get('code_challenge_method')).toBe('S256');
 
-    const run = await connect(env, ['--account', 'Acme Roastery', '--collection', 'Newsletter']);
+    const run = await connect(['--account', 'Acme Roastery', '--collection', 'Newsletter'], env, dataDir);
     expect(run.code, run.stderr).toBe(0);
     const channel = JSON.parse(run.stdout) as ChannelDetailJson & {
       type: string;
@@ -121,8 +82,7 @@ describe('connect googlebusiness', () => {
 
   it('says, and connects nothing, when Google has not approved the project yet', async () => {
     google.setApproved(false);
-    const { env } = dataDirWithApp();
-    const run = await connect(env, ['--account', 'Acme Roastery']);
+    const run = await connect(['--account', 'Acme Roastery']);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain("Google has not approved this app's Business Profile API access yet");
     expect(run.stderr).toContain('https://support.google.com/business/contact/api_default');
@@ -131,8 +91,13 @@ describe('connect googlebusiness', () => {
 
 it('serve publishes a post with a photo Google fetches from its signed address, once, with its button', async () => {
   const port = await freePort();
-  const { env } = dataDirWithApp({ SOCIAL_PUBLISHER_PUBLIC_URL: `http://127.0.0.1:${port}` });
-  const connected = await connect(env, ['--account', 'locations/2003', '--collection', 'Newsletter']);
+  const dataDir = tempDir('spm-google-business-');
+  const env = programEnv(dataDir, { SOCIAL_PUBLISHER_PUBLIC_URL: `http://127.0.0.1:${port}` });
+  const connected = await connect(
+    ['--account', 'locations/2003', '--collection', 'Newsletter'],
+    env,
+    dataDir,
+  );
   expect(connected.code, connected.stderr).toBe(0);
   const serve = await startServe(env, undefined, port);
   serves.push(serve);
@@ -173,5 +138,8 @@ it('serve publishes a post with a photo Google fetches from its signed address, 
   expect(sent!.downloaded).toBe(pngBytes(11).length);
   const delivery = post.deliveries.find((candidate) => candidate.externalId === sent!.name);
   expect(delivery?.url).toContain(`lpsid=${sent!.id}`);
-  expect(delivery?.comment).toMatchObject({ status: 'failed', reason: expect.stringContaining('no comments') });
+  expect(delivery?.comment).toMatchObject({
+    status: 'failed',
+    reason: expect.stringContaining('no comments'),
+  });
 });

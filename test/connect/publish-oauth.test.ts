@@ -1,33 +1,23 @@
-/**
- * Publishing to an OAuth platform through the built `serve`, counted at the platform: a LinkedIn channel
- * connected with `connect linkedin` (the operator's app in apps.json, pointed at the loopback stand-in)
- * publishes a scheduled post and its auto-comment once each; a process SIGKILLed while LinkedIn created
- * the post but never answered publishes nothing twice after its restart (LinkedIn cannot deduplicate:
- * the delivery fails with the reason to check the feed).
- */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { formatLocalTime } from '../../src/domain/time.js';
 import { mp4Bytes, pdfBytes, pngBytes } from '../contract/media-files.js';
-import { cleanup, requireBuild, spawnMain, tempDir } from '../mcp/cli-harness.js';
+import { cleanup, requireBuild, tempDir } from '../mcp/cli-harness.js';
 import {
   type ChannelDetailJson,
-  collect,
   collectionId,
   createPost,
-  DEMO_BRAND,
   freePort,
   programEnv,
   restClient,
   type Serve,
   sleep,
   startServe,
+  uploadThroughServe,
   waitForPost,
-  waitForStderr,
 } from '../support/connected-program.js';
 import { startFacebookServer } from '../support/facebook-server.js';
 import { type LinkedInServer, MEMBER_URN, startLinkedInServer } from '../support/linkedin-server.js';
+import { connectOnTerminal } from '../support/oauth-terminal.js';
 import { startThreadsServer } from '../support/threads-server.js';
 import { startXServer } from '../support/x-server.js';
 import { approve } from '../support/x-sign-in.js';
@@ -49,35 +39,18 @@ afterEach(async () => {
 /** A data directory whose demo "Newsletter" collection holds a LinkedIn channel connected by `connect`. */
 async function connected(): Promise<{ env: Record<string, string>; channelId: number }> {
   const dataDir = tempDir('spm-publish-oauth-');
-  writeFileSync(
-    join(dataDir, 'apps.json'),
-    JSON.stringify({ LINKEDIN: { clientId: linkedin.clientId, clientSecret: linkedin.clientSecret } }),
-  );
-  const env = programEnv(dataDir, { SOCIAL_PUBLISHER_CLAIM_LEASE_SECONDS: String(LEASE_SECONDS) });
-  const child = spawnMain(
-    [
-      'connect',
-      'linkedin',
-      '--brand',
-      DEMO_BRAND,
-      '--collection',
-      'Newsletter',
-      '--auth-root',
-      linkedin.url,
-      '--api-root',
-      linkedin.url,
-      '--account',
-      MEMBER_URN,
-      '--paste-code',
-    ],
-    env,
-  );
-  const out = collect(child);
-  const [, address] = await waitForStderr(child, /\n {2}(http\S+)\n/, out.stderr);
-  await waitForStderr(child, /Address the browser ended on: /, out.stderr);
-  child.stdin!.end(`${(await linkedin.approve(address!)).redirectedTo}\n`);
-  expect(await out.exit, out.stderr.text).toBe(0);
-  return { env, channelId: (JSON.parse(out.stdout.text) as ChannelDetailJson).id };
+  const run = await connectOnTerminal({
+    app: 'LINKEDIN',
+    client: { clientId: linkedin.clientId, clientSecret: linkedin.clientSecret },
+    platform: 'linkedin',
+    root: linkedin.url,
+    args: ['--collection', 'Newsletter', '--account', MEMBER_URN],
+    dataDir,
+    env: programEnv(dataDir, { SOCIAL_PUBLISHER_CLAIM_LEASE_SECONDS: String(LEASE_SECONDS) }),
+    approve: async (address) => (await linkedin.approve(address)).redirectedTo,
+  });
+  expect(run.code, run.stderr).toBe(0);
+  return { env: run.env, channelId: (JSON.parse(run.stdout) as ChannelDetailJson).id };
 }
 
 it('a scheduled post and its comment go to LinkedIn once each, at their time, with the public URL', async () => {
@@ -131,27 +104,14 @@ it('an uploaded image goes to LinkedIn once, by its Images API, with the post', 
   expect(JSON.stringify(linkedin.posts[0]!.body)).toContain(uploads[0]!.urn);
 });
 
-/** Uploads a file through serve's REST API; its media id. */
-async function upload(serve: Serve, bytes: Buffer, type: string, name: string): Promise<string> {
-  const form = new FormData();
-  form.append('media', new Blob([new Uint8Array(bytes)], { type }), name);
-  const answer = await fetch(`${serve.url}/v1/brands/1/media`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${serve.key}` },
-    body: form,
-  });
-  expect(answer.status).toBe(201);
-  return ((await answer.json()) as { data: { id: string } }).data.id;
-}
-
 it('a PDF goes to LinkedIn once as a document post, and a video through its Videos API once', async () => {
   const { env } = await connected();
   const serve = await startServe(env);
   serves.push(serve);
   const rest = restClient(serve);
   const newsletter = await collectionId(rest, 'Newsletter');
-  const pdf = await upload(serve, pdfBytes(), 'application/pdf', 'menu.pdf');
-  const video = await upload(serve, mp4Bytes(), 'video/mp4', 'roast.mp4');
+  const pdf = await uploadThroughServe(serve, pdfBytes(), 'application/pdf', 'menu.pdf');
+  const video = await uploadThroughServe(serve, mp4Bytes(), 'video/mp4', 'roast.mp4');
   const documentPost = await createPost(rest, newsletter, {
     publishMode: 'IMMEDIATE',
     caption: 'The new menu',
@@ -201,27 +161,15 @@ it('killed while LinkedIn created the post without answering: after the restart,
 it('X: a poll and its comment as a reply, once each, through serve', async () => {
   const x = await startXServer({ videoProcessingMs: 1_000 });
   try {
-    const dataDir = tempDir('spm-publish-x-');
-    writeFileSync(
-      join(dataDir, 'apps.json'),
-      JSON.stringify({ X: { clientId: x.signIn.app.clientId, clientSecret: x.signIn.app.clientSecret } }),
-    );
-    const env = programEnv(dataDir);
-    const child = spawnMain(
-      ['connect', 'x', '--brand', DEMO_BRAND, '--collection', 'Newsletter'].concat([
-        '--auth-root',
-        x.url,
-        '--api-root',
-        x.url,
-        '--paste-code',
-      ]),
-      env,
-    );
-    const out = collect(child);
-    const [, address] = await waitForStderr(child, /\n {2}(http\S+)\n/, out.stderr);
-    await waitForStderr(child, /Address the browser ended on: /, out.stderr);
-    child.stdin!.end(`${(await approve(address!)).redirectedTo}\n`);
-    expect(await out.exit, out.stderr.text).toBe(0);
+    const { env, code, stderr } = await connectOnTerminal({
+      app: 'X',
+      client: x.signIn.app,
+      platform: 'x',
+      root: x.url,
+      args: ['--collection', 'Newsletter'],
+      approve: async (address) => (await approve(address)).redirectedTo,
+    });
+    expect(code, stderr).toBe(0);
     const serve = await startServe(env);
     serves.push(serve);
     const rest = restClient(serve);
@@ -242,7 +190,7 @@ it('X: a poll and its comment as a reply, once each, through serve', async () =>
     expect(x.posts).toHaveLength(2);
     expect(post.deliveries[0]!.url).toBe(`https://x.com/acme/status/${sent!.id}`);
     // A video: chunked upload, X processes it (a second), the engine checks again, then posts it.
-    const video = await upload(serve, mp4Bytes(), 'video/mp4', 'roast.mp4');
+    const video = await uploadThroughServe(serve, mp4Bytes(), 'video/mp4', 'roast.mp4');
     const videoPost = await createPost(rest, await collectionId(rest, 'Newsletter'), {
       publishMode: 'IMMEDIATE',
       caption: 'Roasting, live',
@@ -263,35 +211,16 @@ it('X: a poll and its comment as a reply, once each, through serve', async () =>
 it('Facebook: a Page post with its link and the comment, once each, through serve', async () => {
   const facebook = await startFacebookServer();
   try {
-    const dataDir = tempDir('spm-publish-facebook-');
-    writeFileSync(
-      join(dataDir, 'apps.json'),
-      JSON.stringify({
-        FACEBOOK: { clientId: facebook.app.clientId, clientSecret: facebook.app.clientSecret },
-      }),
-    );
-    const env = programEnv(dataDir);
     const page = facebook.portfolio;
     facebook.app.redirectUris.push('http://127.0.0.1:8788/callback');
-    const child = spawnMain(
-      [
-        'connect',
-        'facebook',
-        '--brand',
-        DEMO_BRAND,
-        '--collection',
-        'Newsletter',
-        '--account',
-        page.id,
-      ].concat(['--auth-root', facebook.url, '--api-root', facebook.url, '--paste-code']),
-      env,
-    );
-    const out = collect(child);
-    const [, address] = await waitForStderr(child, /\n {2}(http\S+)\n/, out.stderr);
-    await waitForStderr(child, /Address the browser ended on: /, out.stderr);
-    const approved = await fetch(address!, { redirect: 'manual' });
-    child.stdin!.end(`${approved.headers.get('location')}\n`);
-    expect(await out.exit, out.stderr.text).toBe(0);
+    const { env, code, stderr } = await connectOnTerminal({
+      app: 'FACEBOOK',
+      client: facebook.app,
+      platform: 'facebook',
+      root: facebook.url,
+      args: ['--collection', 'Newsletter', '--account', page.id],
+    });
+    expect(code, stderr).toBe(0);
     const serve = await startServe(env);
     serves.push(serve);
     const rest = restClient(serve);
@@ -322,29 +251,19 @@ it('Threads: an uploaded image fetched by Threads from its signed address on ser
   const threads = await startThreadsServer();
   try {
     const dataDir = tempDir('spm-publish-threads-');
-    writeFileSync(
-      join(dataDir, 'apps.json'),
-      JSON.stringify({ THREADS: { clientId: threads.app.clientId, clientSecret: threads.app.clientSecret } }),
-    );
     const port = await freePort();
     const env = programEnv(dataDir, { SOCIAL_PUBLISHER_PUBLIC_URL: `http://127.0.0.1:${port}` });
     threads.app.redirectUris.push('http://127.0.0.1:8788/callback');
-    const child = spawnMain(
-      ['connect', 'threads', '--brand', DEMO_BRAND, '--collection', 'Newsletter'].concat([
-        '--auth-root',
-        threads.url,
-        '--api-root',
-        threads.url,
-        '--paste-code',
-      ]),
+    const connected = await connectOnTerminal({
+      app: 'THREADS',
+      client: threads.app,
+      platform: 'threads',
+      root: threads.url,
+      args: ['--collection', 'Newsletter'],
+      dataDir,
       env,
-    );
-    const out = collect(child);
-    const [, address] = await waitForStderr(child, /\n {2}(http\S+)\n/, out.stderr);
-    await waitForStderr(child, /Address the browser ended on: /, out.stderr);
-    const approved = await fetch(address!, { redirect: 'manual' });
-    child.stdin!.end(`${approved.headers.get('location')}\n`);
-    expect(await out.exit, out.stderr.text).toBe(0);
+    });
+    expect(connected.code, connected.stderr).toBe(0);
     const serve = await startServe(env, undefined, port);
     serves.push(serve);
     const form = new FormData();

@@ -71,7 +71,7 @@ describe('planDelivery', () => {
       const plan = planDelivery({ publishMode: 'QUEUE', caption: 'x', title: 'T' }, channel(type));
       return plan.action === 'send' && plan.content.title === 'T';
     });
-    expect(titled.sort()).toEqual(['Pinterest', 'YouTube']);
+    expect(titled.sort()).toEqual(['Pinterest', 'TikTok', 'YouTube']);
   });
 
   it('gives each platform its own overrides only', () => {

@@ -117,7 +117,6 @@ describe('warnings before publishing', () => {
     expect(warnings.filter((w) => /no title/.test(w.message)).map((w) => w.channelName)).toEqual([
       'Northwind Coffee on Instagram',
       'Northwind Coffee on Facebook',
-      'Northwind Coffee on TikTok',
     ]);
     expectWarningsInText(updated, warnings);
   });

@@ -109,7 +109,7 @@ describe('draft_post', () => {
       'Facebook, Instagram, Google Business, YouTube, TikTok get the caption without the poll',
     );
     // Pinterest has titles too, but an INACTIVE channel gets nothing.
-    expect(text).toContain('title (up to 255 characters): used only by YouTube;');
+    expect(text).toContain('title (up to 255 characters): used only by YouTube, TikTok;');
     expect(text).toContain('postAsStory: true publishes a Story on Facebook, Instagram;');
     expect(text).toContain("the tightest among these channels is X/Twitter's 280 characters");
     expect(text).toContain(

@@ -4,17 +4,11 @@
  * process (a second scheduler on the same store) finishes it, and the post is made once, with the
  * video, when LinkedIn has made it AVAILABLE. A lost answer is not sent again.
  */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { ChannelConnectors } from '../../src/publish/channel-connectors.js';
 import { tokensSecret } from '../../src/publish/connectors/oauth-tokens.js';
-import { mediaLoader } from '../../src/publish/media-loader.js';
-import { SandboxPublisher } from '../../src/publish/sandbox-publisher.js';
-import { Scheduler } from '../../src/publish/scheduler.js';
-import { LocalPublishingService } from '../../src/service/local-service.js';
 import { type LinkedInServer, MEMBER_URN, startLinkedInServer } from '../support/linkedin-server.js';
-import { openTestRuntime, type TestRuntime } from '../support/local.js';
+import type { TestRuntime } from '../support/local.js';
+import { openEngineRuntime, openOAuthEngine } from '../support/oauth-engine.js';
 
 const PROCESSING_MS = 5 * 60_000;
 /** The start of an MP4 file (an `ftyp` box): what the type detection reads. */
@@ -28,65 +22,21 @@ afterEach(async () => {
 });
 
 async function setUp() {
-  rt = await openTestRuntime({ demo: false, now: Date.now() });
+  rt = await openEngineRuntime();
   linkedin = await startLinkedInServer({ now: () => rt.clock.now(), videoProcessingMs: PROCESSING_MS });
-  await rt.importWorkspace({
-    brands: [
-      {
-        title: 'Acme',
-        timezone: 'Europe/London',
-        channels: [
-          {
-            name: 'Acme on LinkedIn',
-            type: 'LinkedIn',
-            connection: {
-              connector: 'linkedin',
-              account: 'Ada Lovelace',
-              accountId: MEMBER_URN,
-              instance: linkedin.url,
-              secretEnv: 'ACME_LINKEDIN',
-            },
-          },
-        ],
-        collections: [{ title: 'LinkedIn', channels: ['Acme on LinkedIn'] }],
-      },
-    ],
-    users: [{ name: 'Ada', timezone: 'Europe/London', apiKey: 'ada-key-0123456789', brands: ['Acme'] }],
-  });
-  const { store, secrets } = rt.runtime;
-  const secret = tokensSecret({ accessToken: linkedin.token, expiresAtMs: rt.clock.now() + 50 * 86_400_000 });
-  const scheduler = () => {
-    const fallback = new SandboxPublisher(store.sandbox, rt.clock);
-    const connectors = new ChannelConnectors({
-      store,
-      secrets,
-      fallback,
-      readEnv: (name) => (name === 'ACME_LINKEDIN' ? secret : undefined),
-      context: {
-        loadMedia: mediaLoader(store, undefined, undefined),
-        clock: rt.clock,
-        log: () => {},
-        timeoutMs: 500,
-        userAgent: 'test',
-      },
-    });
-    return new Scheduler({ store, clock: rt.clock, publisher: fallback, connectors, concurrency: 1 });
-  };
-  const brandId = (await store.findBrandIdByTitle('Acme'))!;
-  const [collection] = await store.listCollections(brandId, { limit: 10, offset: 0 });
-  const user = (await store.onlyUser())!;
-  const publish = async (payload: Record<string, unknown>) => {
-    const service = new LocalPublishingService(rt.runtime, user);
-    const { id } = await service.createPost({ brandId, collectionId: collection!.id, ...payload });
-    return () => service.getPost({ brandId, postId: id! });
-  };
-  const uploadVideo = async () => {
-    const path = join(rt.dataDir, 'clip.mp4');
-    writeFileSync(path, MP4);
-    const service = new LocalPublishingService({ ...rt.runtime, allowLocalPaths: true }, user);
-    return (await service.uploadMedia({ brandId, path })).id;
-  };
-  return { scheduler, publish, uploadVideo };
+  const engine = await openOAuthEngine(
+    rt,
+    {
+      name: 'Acme on LinkedIn',
+      type: 'LinkedIn',
+      connector: 'linkedin',
+      account: 'Ada Lovelace',
+      accountId: MEMBER_URN,
+      instance: linkedin.url,
+    },
+    tokensSecret({ accessToken: linkedin.token, expiresAtMs: rt.clock.now() + 50 * 86_400_000 }),
+  );
+  return { ...engine, uploadVideo: () => engine.upload('clip.mp4', MP4) };
 }
 
 it('a video LinkedIn processes for five minutes holds nothing; another process posts it once, when ready', async () => {

@@ -91,6 +91,24 @@ export interface PostJson {
 }
 
 /** A running `serve`: its URL, the demo user's API key, everything it wrote to stderr. */
+/** Uploads a file to brand 1 through serve's REST API (`POST /v1/brands/1/media`); its media id. */
+export async function uploadThroughServe(
+  serve: Serve,
+  bytes: Buffer,
+  type: string,
+  name: string,
+): Promise<string> {
+  const form = new FormData();
+  form.append('media', new Blob([new Uint8Array(bytes)], { type }), name);
+  const answer = await fetch(`${serve.url}/v1/brands/1/media`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${serve.key}` },
+    body: form,
+  });
+  if (answer.status !== 201) throw new Error(`upload answered ${answer.status}: ${await answer.text()}`);
+  return ((await answer.json()) as { data: { id: string } }).data.id;
+}
+
 export interface Serve {
   child: ChildProcess;
   url: string;

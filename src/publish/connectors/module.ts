@@ -6,6 +6,7 @@
  * has loaded anything (the command line is parsed with it), so it imports nothing but types, and its
  * platform's code loads only when a channel of that platform publishes or connects.
  */
+import type { PostPayload } from '../../domain/post-schemas.js';
 import type { ChannelType } from '../../domain/schemas.js';
 import type { OpenConnector, VerifiedConnection } from '../connector.js';
 
@@ -180,6 +181,23 @@ export interface OAuthHooks {
   ): Promise<OAuthTokens>;
 }
 
+/** What pre-flight knows of a post on one connected channel, for its module's own notes. */
+export interface PreflightFacts {
+  payload: PostPayload;
+  /** The connection's settings (a privacy level, a board). */
+  settings: Readonly<Record<string, unknown>>;
+  /** Each media element's MIME type when known (uploaded files), and whether it is an uploaded file. */
+  media: readonly { type?: string; uploaded: boolean }[];
+  /** The server hands out public addresses of uploaded files (serve with a public URL). */
+  publicMedia: boolean;
+}
+
+/** A module's note on a post: what will happen on its platform beyond the shared rules. */
+export interface PreflightNote {
+  outcome: 'fail' | 'skip' | 'change';
+  message: string;
+}
+
 /** One platform's connector, as the registry lists it. */
 export interface ConnectorModule<K extends string = string> {
   /** `connect <kind>`, the workspace file's `connector`, get_channel's `connector`: lowercase. */
@@ -210,6 +228,11 @@ export interface ConnectorModule<K extends string = string> {
    * pre-flight says so when the server hands out no public address of uploaded files.
    */
   readonly fetchesMediaByUrl?: boolean;
+  /**
+   * What pre-flight says of a post on this platform beyond the shared rules (no comment API, an
+   * unaudited app's limits). Plain code of the descriptor: it may import nothing.
+   */
+  preflight?(facts: PreflightFacts): PreflightNote[];
   /** The operator's app its OAuth sign-in needs; absent: none (Mastodon registers its own). */
   readonly app?: OAuthAppSpec;
   /** Loads the platform's OAuth steps; absent where the secret is typed or read from the environment. */

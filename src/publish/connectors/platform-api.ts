@@ -80,6 +80,11 @@ export class PlatformApi<Stage extends string> {
     return [...this.used];
   }
 
+  /** A secret learnt from an answer (an upload address's token): never repeated in a reason either. */
+  keepSecret(secret: string): void {
+    if (secret) this.used.add(secret);
+  }
+
   /**
    * `path` on the base, or an absolute URL; the body is made again if the call is repeated after a
    * refused token (a multipart form is read once).

@@ -15,8 +15,10 @@ import { googlebusiness } from './googlebusiness/index.js';
 import { linkedin } from './linkedin/index.js';
 import { mastodon } from './mastodon/index.js';
 import type { ConnectorModule } from './module.js';
+import { pinterest } from './pinterest/index.js';
 import { telegram } from './telegram/index.js';
 import { threads } from './threads/index.js';
+import { tiktok } from './tiktok/index.js';
 import { x } from './x/index.js';
 
 /** In the order help, errors and docs list them. */
@@ -29,10 +31,12 @@ export const CONNECTOR_MODULES = [
   facebook,
   threads,
   googlebusiness,
+  pinterest,
+  tiktok,
 ] as const;
 
 /** A platform with a connector of its own: `mastodon`, `bluesky`, `telegram`, `linkedin`, `x`, `facebook`,
- * `threads`, `googlebusiness`. */
+ * `threads`, `googlebusiness`, `pinterest`, `tiktok`. */
 export type ConnectedKind = (typeof CONNECTOR_MODULES)[number]['kind'];
 
 /** The publishers of every channel without a connection; the operator configures one of them. */

@@ -8,7 +8,7 @@
  */
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { callPlatform, type PlatformAnswer } from '../../platform-http.js';
+import { callPlatform, type PlatformAnswer, platformOrigin } from '../../platform-http.js';
 
 /** The API version sent unless the connection's settings name another (`linkedinVersion`). */
 export const LINKEDIN_VERSION = '202605';
@@ -64,15 +64,5 @@ export function callLinkedIn(apiRoot: string, call: LinkedInCall): Promise<Platf
 
 /** `https://host` of an address, http only to a loopback address (a local stand-in). */
 export function linkedinOrigin(address: string, what: string): string {
-  let url: URL;
-  try {
-    url = new URL(address.trim());
-  } catch {
-    throw new Error(`"${address}" is not a LinkedIn ${what} address: give a URL like ${LINKEDIN_API_ROOT}.`);
-  }
-  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
-    throw new Error(`The LinkedIn ${what} address must use https, not ${url.protocol}`);
-  }
-  return url.origin;
+  return platformOrigin(address, 'LinkedIn', what, LINKEDIN_API_ROOT);
 }

@@ -35,6 +35,7 @@ import type { ConnectionDetails, ConnectorContext, OpenConnector } from '../../c
 import { headerValue, hideSecrets, type PlatformAnswer, PlatformUnreachable } from '../../platform-http.js';
 import { classifyHttpFailure, limitOf, unexpectedFailure } from '../http.js';
 import { SignInExpired, TokenKeeper, tokensOf } from '../oauth-tokens.js';
+import { type ProcessingSchedule, processingPending } from '../processing.js';
 import { callLinkedIn, LINKEDIN_AUTH_ROOT, LINKEDIN_VERSION } from './linkedin-api.js';
 import { LINKEDIN_HOOKS } from './linkedin-failures.js';
 import { type LinkedInSend, Malformed, uploadMedia, videoStatus } from './linkedin-media.js';
@@ -44,10 +45,8 @@ const HOUR_MS = 3_600_000;
 /** How long before the due time media may be uploaded (see above). */
 export const LINKEDIN_PREPARE_LEAD_MS = HOUR_MS;
 const PREPARED_KEPT_MS = 6 * HOUR_MS;
-/** The first check of a processing video, then half as long again each time, up to the longest. */
-const CHECK_MS = { first: 5_000, longest: 60_000 };
-/** How long a video may stay in processing before the delivery fails. */
-const PROCESSING_DEADLINE_MS = 60 * 60_000;
+/** When a processing video is looked at again, and how long it may process before the delivery fails. */
+const PROCESSING: ProcessingSchedule = { firstMs: 5_000, longestMs: 60_000, deadlineMs: 60 * 60_000 };
 
 /** What the steps store: the uploaded media, the videos still processing, and since when. */
 export interface LinkedInState {
@@ -222,14 +221,8 @@ class LinkedInPublisher implements Publisher {
   }
 
   private pending(state: LinkedInState): PendingOutcome {
-    const wait = Math.min(CHECK_MS.first * 1.5 ** state.checks, CHECK_MS.longest);
-    return {
-      ok: 'pending',
-      state: { ...state },
-      checkAtMs: this.context.clock.now() + Math.round(wait),
-      reason: 'LinkedIn is processing the video of the post.',
-      deadlineAtMs: state.sinceMs + PROCESSING_DEADLINE_MS,
-    };
+    const reason = 'LinkedIn is processing the video of the post.';
+    return processingPending({ ...state }, PROCESSING, this.context.clock.now(), reason);
   }
 
   private tokens(): TokenKeeper {

@@ -41,6 +41,7 @@ import {
   PlatformUnreachable,
 } from '../../platform-http.js';
 import { classifyHttpFailure, limitOf, unexpectedFailure } from '../http.js';
+import { type ProcessingSchedule, processingPending } from '../processing.js';
 import { MASTODON_HOOKS, mastodonOrigin } from './mastodon-account.js';
 
 export {
@@ -59,10 +60,8 @@ const HOUR_MS = 3_600_000;
 export const MASTODON_PREPARE_LEAD_MS = 6 * HOUR_MS;
 /** How long uploaded media stay usable for the commit (Mastodon deletes unattached ones after 24 h). */
 const PREPARED_KEPT_MS = 20 * HOUR_MS;
-/** The first check of a processing video, then half as long again each time, up to the longest. */
-const CHECK_MS = { first: 3_000, longest: 30_000 };
-/** How long a video may stay in processing before the delivery fails. */
-const PROCESSING_DEADLINE_MS = 30 * 60_000;
+/** When a processing video is looked at again, and how long it may process before the delivery fails. */
+const PROCESSING: ProcessingSchedule = { firstMs: 3_000, longestMs: 30_000, deadlineMs: 30 * 60_000 };
 
 /**
  * What the steps store: the uploaded media's ids in the post's order, those still processing, whether
@@ -204,15 +203,9 @@ class MastodonPublisher implements Publisher {
   }
 
   private pending(state: MastodonMediaState): PendingOutcome {
-    const wait = Math.min(CHECK_MS.first * 1.5 ** state.checks, CHECK_MS.longest);
     const count = state.processing.length;
-    return {
-      ok: 'pending',
-      state: { ...state },
-      checkAtMs: this.context.clock.now() + Math.round(wait),
-      reason: `Mastodon is processing ${count === 1 ? 'a video' : `${count} videos`} of the post.`,
-      deadlineAtMs: state.sinceMs + PROCESSING_DEADLINE_MS,
-    };
+    const reason = `Mastodon is processing ${count === 1 ? 'a video' : `${count} videos`} of the post.`;
+    return processingPending({ ...state }, PROCESSING, this.context.clock.now(), reason);
   }
 
   private async postStatus(body: Record<string, unknown>, idempotencyKey: string): Promise<PublishOutcome> {
