@@ -221,24 +221,25 @@ function timeOf(scheduledAt: string, epochMs: number, timezone: string): NonNull
   return { scheduledAt, local: describeLocalTime(epochMs, timezone), utc: new Date(epochMs).toISOString() };
 }
 
+/**
+ * get_post carries no warnings: a dry run of the same content tells them, storing nothing. Content that
+ * no longer passes (a rule changed since it was stored) is previewed without them.
+ */
+async function warningsOfStored(
+  service: PublishingService,
+  post: Post,
+): Promise<readonly PreflightWarning[]> {
+  const request = { brandId: post.brandId, collectionId: post.collectionId, ...post.content };
+  const checked = await service
+    .createPost({ ...request, publishMode: 'DRAFT', dryRun: true })
+    .catch(() => undefined);
+  return checked?.warnings ?? [];
+}
+
 /** The preview of a stored post, with the actions that change it while it may still be changed. */
 export async function previewStoredPost(service: PublishingService, post: Post): Promise<PostPreview> {
   const content: PostPayload = { ...post.content, publishMode: post.publishMode };
-  // get_post carries no warnings: a dry run of the same content tells them, storing nothing.
-  const warnings =
-    post.warnings ??
-    (
-      await service
-        .createPost({
-          brandId: post.brandId,
-          collectionId: post.collectionId,
-          ...post.content,
-          publishMode: 'DRAFT',
-          dryRun: true,
-        })
-        .catch(() => ({ warnings: undefined }))
-    ).warnings ??
-    [];
+  const warnings = post.warnings ?? (await warningsOfStored(service, post));
   const ids = { brandId: post.brandId, postId: post.id };
   return {
     postId: post.id,
@@ -251,8 +252,10 @@ export async function previewStoredPost(service: PublishingService, post: Post):
       post.dueAt === null || post.scheduledAt === null
         ? null
         : timeOf(post.scheduledAt, Date.parse(post.dueAt), post.timezone),
-    channels: await channelPreviews(service, post.brandId, post.collectionId, content, warnings),
-    thumbnails: await thumbnailsOf(service, post.brandId, content.media),
+    ...(await Promise.all([
+      channelPreviews(service, post.brandId, post.collectionId, content, warnings),
+      thumbnailsOf(service, post.brandId, content.media),
+    ]).then(([channels, thumbnails]) => ({ channels, thumbnails }))),
     ...(content.alt !== undefined ? { alt: content.alt } : {}),
     ...(EDITABLE_STATUSES.has(post.status)
       ? {
@@ -305,8 +308,10 @@ export async function previewDryRun(
     publishMode: payload.publishMode,
     timezone: queue.timezone,
     time,
-    channels: await channelPreviews(service, brandId, collectionId, payload, warnings),
-    thumbnails: await thumbnailsOf(service, brandId, payload.media),
+    ...(await Promise.all([
+      channelPreviews(service, brandId, collectionId, payload, warnings),
+      thumbnailsOf(service, brandId, payload.media),
+    ]).then(([channels, thumbnails]) => ({ channels, thumbnails }))),
     ...(payload.alt !== undefined ? { alt: payload.alt } : {}),
     actions: {
       publishNow: create('IMMEDIATE'),
