@@ -21,6 +21,7 @@ import { instructionsFor, SERVER_TITLE, serverCapabilities } from './handshake.j
 import type { InFlightCalls } from './in-flight.js';
 import { lazyJsonSchemaValidator } from './json-schema-validator.js';
 import { forwardPublishingEvents, type PublishingLog } from './logging.js';
+import { registerPostPreviewPage, rendersApps, withAppMeta, withPostPreview } from './post-preview-app.js';
 import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
 import { errorResult, successResult } from './results.js';
@@ -47,12 +48,15 @@ export interface McpServerOptions {
 /** tools/list never changes during a session: computed once per process and selection. */
 const toolLists = new Map<string, Promise<Tool[]>>();
 
-function listTools(selection: ToolSelection): Promise<Tool[]> {
-  const key = JSON.stringify(selection);
+function listTools(selection: ToolSelection, apps: boolean): Promise<Tool[]> {
+  const key = JSON.stringify({ selection, apps });
   let list = toolLists.get(key);
   if (!list) {
     const offered = new Set(selectTools(TOOL_CATALOG, selection).map((entry) => entry.name));
-    list = listedTools().then((tools) => tools.filter((tool) => offered.has(tool.name)));
+    list = listedTools().then((tools) => {
+      const listed = tools.filter((tool) => offered.has(tool.name));
+      return apps ? withAppMeta(listed) : listed;
+    });
     toolLists.set(key, list);
   }
   return list;
@@ -127,6 +131,7 @@ export function createMcpServer(service: PublishingService, options: McpServerOp
   const withPrompts = createPost !== undefined && !whyUnavailable(createPost, selection);
   if (withPrompts) registerPrompts(server, service, options.log);
   registerResources(server, service, options.log);
+  registerPostPreviewPage(server);
   // Tools are declared here rather than in the constructor options, where McpServer would install its
   // own tool handlers. No list_changed notification is ever sent, whatever McpServer claims by default.
   // The same capabilities as the stdio handshake announces before this server is loaded.
@@ -135,7 +140,7 @@ export function createMcpServer(service: PublishingService, options: McpServerOp
   if (options.publishingLog) forwardPublishingEvents(server, options.publishingLog);
   const catalog = new Map(TOOL_CATALOG.map((entry) => [entry.name, entry]));
   server.server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: await listTools(selection),
+    tools: await listTools(selection, rendersApps(server.server)),
   }));
   server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const entry = catalog.get(request.params.name);
@@ -179,7 +184,14 @@ export function createMcpServer(service: PublishingService, options: McpServerOp
       args = coerceArguments(tool.input, request.params.arguments ?? {}, {
         jsonStrings: true,
       }) as Record<string, unknown>;
-      return successResult(await tool.handle(service, args, context));
+      const success = await tool.handle(service, args, context);
+      return await withPostPreview(
+        server.server,
+        service,
+        { name: tool.name, args, data: success.body.data },
+        successResult(success),
+        options.log,
+      );
     } catch (error) {
       // The hints are loaded with the first failed call: a call that succeeds never needs them.
       const { explainError } = await import('./error-hints.js');

@@ -29,7 +29,7 @@ import type {
 } from '../ports.js';
 import type { ChannelDetail } from '../publish/connectors/schemas.js';
 import { readPage } from './pagination.js';
-import type { Page, StagedUpload, StreamingPublishingService } from './publishing-service.js';
+import type { MediaThumbnail, Page, StagedUpload, StreamingPublishingService } from './publishing-service.js';
 import { presentBrand, presentChannel, presentCollection, presentUser } from './resources.js';
 
 /**
@@ -50,6 +50,9 @@ function onFirstUse<T>(load: () => Promise<T>): () => Promise<T> {
 
 const postLifecycle = onFirstUse(() => import('./post-lifecycle.js'));
 const createPostModule = onFirstUse(() => import('./create-post.js'));
+/** The images a browser shows as they are: a preview's `data:` thumbnails. */
+const THUMBNAIL_TYPES = new Set(['image/png', 'image/jpeg']);
+
 const uploadModule = onFirstUse(() => import('./upload-media.js'));
 const queueView = onFirstUse(() => import('./queue-view.js'));
 const channelDetail = onFirstUse(() =>
@@ -179,6 +182,19 @@ export class LocalPublishingService implements StreamingPublishingService {
   async uploadMedia(request: unknown, transfer?: TransferOptions): Promise<Media> {
     const { uploadMedia } = await uploadModule();
     return uploadMedia(this.deps, this.user, request, transfer);
+  }
+
+  async mediaThumbnail(
+    brandId: number,
+    mediaId: string,
+    maxBytes: number,
+  ): Promise<MediaThumbnail | undefined> {
+    const brand = await this.brandOfUser(brandId);
+    const [record] = await this.deps.store.findMedia(brand.id, [mediaId]);
+    if (!record) return undefined;
+    const { type, size } = record;
+    if (!THUMBNAIL_TYPES.has(type) || size > maxBytes) return { type, size };
+    return { type, size, bytes: await this.deps.media.read(brand.id, mediaId) };
   }
 
   async stageMediaUpload(brandId: number, source: AsyncIterable<Uint8Array>): Promise<StagedUpload> {

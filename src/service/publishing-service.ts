@@ -11,6 +11,13 @@ import type { StartedConnection } from '../oauth/server-sign-in.js';
 import type { TransferOptions } from '../ports.js';
 import type { ChannelDetail } from '../publish/connectors/schemas.js';
 
+/** What `mediaThumbnail` gives: the file's type and size, and its bytes when small enough. */
+export interface MediaThumbnail {
+  type: string;
+  size: number;
+  bytes?: Uint8Array;
+}
+
 /** Page position of a list result; adapters add `nextPageUrl` and `prevPageUrl`. */
 export interface PageInfo {
   currentPage: number;
@@ -62,6 +69,12 @@ export interface PublishingService {
    * process; undefined where it cannot be told (a remote server): the user is told to look for it.
    */
   connectionCompleted?(authorizationUrl: string): Promise<ChannelDetail>;
+  /**
+   * An uploaded file of the brand with its bytes when it is an image of at most `maxBytes`, for a
+   * preview to show; undefined for an unknown id. Only a service on the store has it (a remote one
+   * shows no thumbnails).
+   */
+  mediaThumbnail?(brandId: number, mediaId: string, maxBytes: number): Promise<MediaThumbnail | undefined>;
 }
 
 /** A file read, measured and type-checked, not yet kept: commit it or discard it. */

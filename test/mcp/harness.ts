@@ -8,6 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import {
   type CallToolResult,
+  type ClientCapabilities,
   type ElicitRequest,
   ElicitRequestSchema,
   type ElicitResult,
@@ -48,6 +49,8 @@ export interface McpHarnessOptions {
   workspace?: Workspace;
   /** The server acts as this key's user (imported with `workspace`); default: the demo user. */
   apiKey?: string;
+  /** More capabilities the client declares (an extension such as MCP Apps). */
+  capabilities?: ClientCapabilities;
 }
 
 export async function openMcpHarness(options: McpHarnessOptions = {}): Promise<McpHarness> {
@@ -73,9 +76,10 @@ export async function openMcpHarness(options: McpHarnessOptions = {}): Promise<M
       : {}),
   });
   const { elicit } = options;
+  const capabilities = { ...(elicit ? { elicitation: {} } : {}), ...options.capabilities };
   const client = new Client(
     { name: 'protocol-test', version: '1.0.0' },
-    elicit ? { capabilities: { elicitation: {} } } : undefined,
+    Object.keys(capabilities).length > 0 ? { capabilities } : undefined,
   );
   if (elicit) client.setRequestHandler(ElicitRequestSchema, (request) => elicit(request.params));
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
