@@ -8,6 +8,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type ConnectRequest, type FlagValues, parseConnect } from './config-connect.js';
+import { type MediaBucketConfig, parseMediaBucket } from './config-media-bucket.js';
 import {
   ConfigError,
   nonEmpty,
@@ -90,6 +91,8 @@ export interface Config {
    * a statement's answer), after which the call answers 503; default 10 s.
    */
   database?: { url: string; poolSize: number; timeoutMs?: number };
+  /** Object storage that keeps uploaded media (SOCIAL_PUBLISHER_MEDIA_S3_*); absent: the media directory. */
+  mediaBucket?: MediaBucketConfig;
 }
 
 /** Where deliveries go: the sandbox (records them) or a webhook (POSTs each, signed). */
@@ -200,6 +203,8 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
     apiUrl,
   );
   if (database) config.database = database;
+  const mediaBucket = parseMediaBucket(env, apiUrl);
+  if (mediaBucket) config.mediaBucket = mediaBucket;
   if (command === 'import') config.importFile = resolve(rest[0]!);
   if (command === 'connect') config.connect = parseConnect(rest[0]!, flags, env);
   if (command === 'disconnect') {

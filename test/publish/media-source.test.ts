@@ -59,7 +59,7 @@ describe('an uploaded file', () => {
     expect(existsSync(path)).toBe(true);
   });
 
-  it("is the media store's own Blob, by brand and id, whatever path is stored with it", async () => {
+  it("is the media store's own Blob, by brand and id, whatever path is stored with it, released once", async () => {
     const record: MediaRecord = {
       id: 'med_2',
       brandId: 3,
@@ -73,16 +73,19 @@ describe('an uploaded file', () => {
     const opened = await mediaLoader(
       storeWith(record),
       {
-        openBlob: async (brandId, id, type) => {
-          asked.push(`openBlob ${brandId}/${id} ${type}`);
-          return new Blob([PNG], { type });
+        open: async (brandId, id, type) => {
+          asked.push(`open ${brandId}/${id} ${type}`);
+          return { blob: new Blob([PNG], { type }), release: async () => void asked.push('release') };
         },
       },
       undefined,
     )(3, { id: 'med_2' });
     expect(opened.size).toBe(PNG.length);
     expect(Buffer.from(await opened.range(0, opened.size))).toEqual(PNG);
-    expect(asked).toEqual(['openBlob 3/med_2 image/png']);
+    expect(asked).toEqual(['open 3/med_2 image/png']);
+    await opened.release();
+    await opened.release();
+    expect(asked).toEqual(['open 3/med_2 image/png', 'release']);
   });
 });
 

@@ -1,0 +1,97 @@
+/**
+ * SOCIAL_PUBLISHER_MEDIA_S3_*: S3-compatible object storage (AWS S3, Cloudflare R2, MinIO, …) that keeps
+ * uploaded media instead of the media directory, and hands platforms presigned addresses of them. Set
+ * the bucket and the credentials; the endpoint only for a provider other than AWS. Incomplete settings
+ * are refused at the start, naming what is missing; the secret is never part of a message.
+ */
+import { ConfigError, nonEmpty } from './config-values.js';
+
+export interface MediaBucketConfig {
+  bucket: string;
+  /**
+   * The S3 API's origin (R2: https://<account>.r2.cloudflarestorage.com, MinIO: http://host:9000), the
+   * bucket in the path; absent: AWS S3 in `region`, the bucket in the host name.
+   */
+  endpoint?: string;
+  /** The signing region: the AWS region; us-east-1 by default, which R2 and MinIO take too. */
+  region: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+}
+
+const PREFIX = 'SOCIAL_PUBLISHER_MEDIA_S3_';
+const SETTINGS = ['BUCKET', 'ENDPOINT', 'REGION', 'ACCESS_KEY_ID', 'SECRET_ACCESS_KEY'] as const;
+const REQUIRED = ['BUCKET', 'ACCESS_KEY_ID', 'SECRET_ACCESS_KEY'] as const;
+/** Bucket names as S3 allows them (3 to 63 lower-case letters, digits, dots and hyphens). */
+const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+
+/** The object storage settings; undefined when none is set (the media directory). */
+export function parseMediaBucket(
+  env: NodeJS.ProcessEnv,
+  apiUrl: string | undefined,
+): MediaBucketConfig | undefined {
+  const value: Record<(typeof SETTINGS)[number], string | undefined> = {
+    BUCKET: nonEmpty(env.SOCIAL_PUBLISHER_MEDIA_S3_BUCKET),
+    ENDPOINT: nonEmpty(env.SOCIAL_PUBLISHER_MEDIA_S3_ENDPOINT),
+    REGION: nonEmpty(env.SOCIAL_PUBLISHER_MEDIA_S3_REGION),
+    ACCESS_KEY_ID: nonEmpty(env.SOCIAL_PUBLISHER_MEDIA_S3_ACCESS_KEY_ID),
+    SECRET_ACCESS_KEY: nonEmpty(env.SOCIAL_PUBLISHER_MEDIA_S3_SECRET_ACCESS_KEY),
+  };
+  if (SETTINGS.every((name) => value[name] === undefined)) return undefined;
+  if (apiUrl !== undefined) {
+    throw new ConfigError(
+      `${PREFIX}* and SOCIAL_PUBLISHER_API_URL exclude each other: remote mode keeps no media here; set them on the server.`,
+    );
+  }
+  const missing = REQUIRED.filter((name) => value[name] === undefined).map((name) => PREFIX + name);
+  if (missing.length > 0) {
+    throw new ConfigError(
+      `Object storage for media needs ${missing.join(' and ')} too (set: ${SETTINGS.filter(
+        (name) => value[name] !== undefined,
+      )
+        .map((name) => PREFIX + name)
+        .join(', ')}). Unset them all to keep media in the data directory.`,
+    );
+  }
+  const bucket = value.BUCKET!;
+  if (!BUCKET.test(bucket) || bucket.includes('..')) {
+    throw new ConfigError(
+      `${PREFIX}BUCKET must be a bucket name (3 to 63 lower-case letters, digits, dots and hyphens), not "${bucket}".`,
+    );
+  }
+  const region = value.REGION ?? 'us-east-1';
+  if (!/^[a-z0-9-]{1,40}$/.test(region)) {
+    throw new ConfigError(
+      `${PREFIX}REGION must be a region name such as us-east-1 or auto, not "${region}".`,
+    );
+  }
+  const config: MediaBucketConfig = {
+    bucket,
+    region,
+    accessKeyId: value.ACCESS_KEY_ID!,
+    secretAccessKey: value.SECRET_ACCESS_KEY!,
+  };
+  if (value.ENDPOINT !== undefined) config.endpoint = parseEndpoint(value.ENDPOINT);
+  return config;
+}
+
+/** An http(s) origin, perhaps with a path prefix; no query, no credentials in it. */
+function parseEndpoint(text: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.search || url.hash) {
+    throw new ConfigError(
+      `${PREFIX}ENDPOINT must be the http(s) address of the S3 API, such as https://<account>.r2.cloudflarestorage.com or http://127.0.0.1:9000, not "${text}".`,
+    );
+  }
+  if (url.username || url.password) {
+    throw new ConfigError(
+      `${PREFIX}ENDPOINT must not hold credentials: set ${PREFIX}ACCESS_KEY_ID and ${PREFIX}SECRET_ACCESS_KEY instead.`,
+    );
+  }
+  return url.href.replace(/\/+$/, '');
+}
