@@ -41,8 +41,7 @@ export class S3Bucket {
 
   /**
    * Uploads a whole object in one PUT of known length, streamed from `body` (a file on disk), its
-   * SHA-256 signed so that the storage refuses bytes that changed on the way. S3 makes an object
-   * readable only once its PUT completed: an interrupted one leaves nothing under the key.
+   * SHA-256 signed so that the storage refuses bytes that changed on the way.
    */
   async put(key: string, body: Blob, sha256: string, type: string): Promise<void> {
     const response = await this.send(key, {
@@ -50,13 +49,26 @@ export class S3Bucket {
       body,
       headers: { 'content-type': type, 'x-amz-content-sha256': sha256 },
     });
-    await this.expectOk(response, `store ${key}`);
+    await this.expectDone(response, `store ${key}`);
+  }
+
+  /**
+   * Copies an object within the bucket, server-side, with its type: the copy appears whole or not at all.
+   */
+  async copy(from: string, to: string): Promise<void> {
+    const source = `/${this.config.bucket}/${from.split('/').map(encodeURIComponent).join('/')}`;
+    const response = await this.send(to, {
+      method: 'PUT',
+      headers: { 'x-amz-copy-source': source, 'x-amz-metadata-directive': 'COPY' },
+    });
+    await this.expectDone(response, `copy ${from} to ${to}`);
   }
 
   /** The object's bytes as they arrive (the caller reads or cancels the body). */
   async get(key: string, signal?: AbortSignal): Promise<ReadableStream<Uint8Array>> {
     const response = await this.send(key, { method: 'GET', ...(signal ? { signal } : {}) });
-    await this.expectOk(response, `read ${key}`);
+    if (!response.ok)
+      throw this.refusal(response.status, await response.text().catch(() => ''), `read ${key}`);
     if (!response.body) throw new Error(`The media bucket ${this.location} answered ${key} without a body.`);
     return response.body as ReadableStream<Uint8Array>;
   }
@@ -64,7 +76,7 @@ export class S3Bucket {
   async delete(key: string): Promise<void> {
     const response = await this.send(key, { method: 'DELETE' });
     // 404: gone already, which is what was asked.
-    if (response.status !== 404) await this.expectOk(response, `delete ${key}`);
+    if (response.status !== 404) await this.expectDone(response, `delete ${key}`);
     else await response.body?.cancel();
   }
 
@@ -99,13 +111,20 @@ export class S3Bucket {
     }
   }
 
-  /** An answer that is not 2xx, as an error naming the storage's code and message. */
-  private async expectOk(response: Response, what: string): Promise<void> {
-    if (response.ok) return;
+  /**
+   * Reads an answer to a PUT, copy or DELETE: not 2xx, or an error document (S3 may answer a copy 200
+   * and fail it), is a refusal naming the storage's code and message.
+   */
+  private async expectDone(response: Response, what: string): Promise<void> {
     const text = await response.text().catch(() => '');
+    if (response.ok && !text.includes('<Error>')) return;
+    throw this.refusal(response.status, text, what);
+  }
+
+  private refusal(status: number, text: string, what: string): Error {
     const code = /<Code>([^<]{1,100})<\/Code>/.exec(text)?.[1];
     const message = /<Message>([^<]{1,300})<\/Message>/.exec(text)?.[1];
-    const detail = code ? `${code}${message ? `: ${message}` : ''}` : `HTTP ${response.status}`;
-    throw new Error(`The media bucket ${this.location} refused to ${what}: ${detail}`);
+    const detail = code ? `${code}${message ? `: ${message}` : ''}` : `HTTP ${status}`;
+    return new Error(`The media bucket ${this.location} refused to ${what}: ${detail}`);
   }
 }

@@ -1,12 +1,11 @@
 /**
  * The MediaStore port on S3-compatible object storage (SOCIAL_PUBLISHER_MEDIA_S3_*). An upload is staged
  * on this machine's disk as for the media directory (hashed, measured, checked), then sent to the bucket
- * in one PUT of known length streamed from the staged file, under `media/<brandId>/<mediaId>`, before the
- * media's row is written. S3 makes an object readable only once its PUT completed, so no one (a platform
- * with a presigned address, another instance) ever reads part of a file; an upload refused or
- * interrupted leaves nothing in the bucket. Reading an object streams it into a local file that the
- * reader releases; platforms that fetch media get presigned addresses, signed for one object until a
- * given time.
+ * in one PUT of known length streamed from the staged file, and copied to `media/<brandId>/<mediaId>`
+ * before the media's row is written: no one (a platform with a presigned address, another instance)
+ * ever reads part of a file, and an upload refused or interrupted leaves nothing under `media/`.
+ * Reading an object streams it into a local file that the reader releases; platforms that fetch media
+ * get presigned addresses, signed for one object until a given time.
  */
 import { once } from 'node:events';
 import { createWriteStream, openAsBlob } from 'node:fs';
@@ -42,11 +41,23 @@ export class S3MediaStore implements MediaStore {
     return staged;
   }
 
+  /**
+   * Sends the staged file to `uploads/<token>` in one PUT, then copies it, server-side, to the media's
+   * key: what is under `media/…` is always a whole file, even on a server that keeps the part of a PUT
+   * it was sent before the connection broke (S3 itself keeps none). The upload key goes once copied;
+   * one left by a process that stopped midway names no media (a lifecycle rule may expire `uploads/`).
+   */
   async commit(token: string, brandId: number, mediaId: string, type: string): Promise<string> {
     const sha256 = this.staged.get(token);
     if (sha256 === undefined) throw new Error(`No staged upload ${token} in this process.`);
+    const upload = `uploads/${token}`;
     const key = objectKey(brandId, mediaId);
-    await this.bucket.put(key, await openAsBlob(this.staging.path(token), { type }), sha256, type);
+    try {
+      await this.bucket.put(upload, await openAsBlob(this.staging.path(token), { type }), sha256, type);
+      await this.bucket.copy(upload, key);
+    } finally {
+      await this.bucket.delete(upload).catch(() => undefined);
+    }
     await this.discard(token);
     return `s3://${this.bucketName}/${key}`;
   }
