@@ -15,8 +15,9 @@ import type { MediaBucketConfig } from '../../src/config-media-bucket.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
-export const ACCESS_KEY_ID = 'S3RVER';
-export const SECRET_ACCESS_KEY = 'S3RVER';
+export const ACCESS_KEY_ID = 'SPMTESTKEY';
+/** Distinctive, so that a test can look for it in what the program wrote. */
+export const SECRET_ACCESS_KEY = 'spm-s3-secret-5a1f9c2e7d';
 
 export interface S3Server {
   endpoint: string;
@@ -35,7 +36,7 @@ export async function startS3Server(bucket = 'spm-media'): Promise<S3Server> {
   }
   const child: ChildProcess = spawn(
     process.execPath,
-    [join(HERE, 'run-s3rver.cjs'), makeTempDir('spm-s3-'), bucket],
+    [join(HERE, 'run-s3rver.cjs'), makeTempDir('spm-s3-'), bucket, ACCESS_KEY_ID, SECRET_ACCESS_KEY],
     {
       cwd: HERE,
       stdio: ['ignore', 'pipe', 'inherit'],

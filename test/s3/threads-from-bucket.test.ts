@@ -1,0 +1,98 @@
+/**
+ * Threads fetches an uploaded image from the bucket: the built `serve`, with object storage
+ * (SOCIAL_PUBLISHER_MEDIA_S3_*) and no SOCIAL_PUBLISHER_PUBLIC_URL, keeps the upload in a real S3 server
+ * (s3-server.ts, which checks signatures and expiry), pre-flight has nothing to say about Threads, and the
+ * Threads stand-in downloads every byte from the object's presigned address before the post is
+ * published once. The bucket's secret appears nowhere in what serve wrote.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeAll, expect, it } from 'vitest';
+import { pngBytes } from '../contract/media-files.js';
+import { cleanup, requireBuild, spawnMain, tempDir } from '../mcp/cli-harness.js';
+import {
+  collect,
+  collectionId,
+  createPost,
+  DEMO_BRAND,
+  programEnv,
+  restClient,
+  type Serve,
+  startServe,
+  waitForPost,
+  waitForStderr,
+} from '../support/connected-program.js';
+import { startThreadsServer } from '../support/threads-server.js';
+import { SECRET_ACCESS_KEY, startS3Server } from './s3-server.js';
+
+const closing: (() => Promise<void>)[] = [];
+beforeAll(() => requireBuild());
+afterEach(async () => {
+  for (const close of closing.splice(0).reverse()) await close();
+  cleanup();
+});
+
+it('Threads: an uploaded image fetched from its presigned bucket address, through serve without a public URL', async () => {
+  const s3 = await startS3Server();
+  closing.push(() => s3.close());
+  const threads = await startThreadsServer();
+  closing.push(() => threads.close());
+  const dataDir = tempDir('spm-s3-threads-');
+  writeFileSync(
+    join(dataDir, 'apps.json'),
+    JSON.stringify({ THREADS: { clientId: threads.app.clientId, clientSecret: threads.app.clientSecret } }),
+  );
+  const env = programEnv(dataDir, s3.env);
+  threads.app.redirectUris.push('http://127.0.0.1:8788/callback');
+  const child = spawnMain(
+    ['connect', 'threads', '--brand', DEMO_BRAND, '--collection', 'Newsletter'].concat([
+      '--auth-root',
+      threads.url,
+      '--api-root',
+      threads.url,
+      '--paste-code',
+    ]),
+    env,
+  );
+  const out = collect(child);
+  const [, address] = await waitForStderr(child, /\n {2}(http\S+)\n/, out.stderr);
+  await waitForStderr(child, /Address the browser ended on: /, out.stderr);
+  const approved = await fetch(address!, { redirect: 'manual' });
+  child.stdin!.end(`${approved.headers.get('location')}\n`);
+  expect(await out.exit, out.stderr.text).toBe(0);
+
+  const serve: Serve = await startServe(env);
+  closing.push(() => serve.kill());
+  const form = new FormData();
+  const bytes = pngBytes(9);
+  form.append('media', new Blob([new Uint8Array(bytes)], { type: 'image/png' }), 'roast.png');
+  const uploaded = await fetch(`${serve.url}/v1/brands/1/media`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${serve.key}` },
+    body: form,
+  });
+  expect(uploaded.status).toBe(201);
+  const media = ((await uploaded.json()) as { data: { id: string } }).data;
+  expect(await s3.keys()).toEqual([`media/1/${media.id}`]);
+
+  const rest = restClient(serve);
+  const newsletter = await collectionId(rest, 'Newsletter');
+  const body = { publishMode: 'IMMEDIATE', caption: 'Fresh roast', media: [{ id: media.id }] };
+  // Pre-flight: the bucket gives the file a public address, so Threads is not warned.
+  const checked = await rest.post<{ warnings?: { message: string }[] }>(
+    `/v1/brands/1/collections/${newsletter}/posts`,
+    { ...body, dryRun: true },
+  );
+  expect(JSON.stringify(checked.warnings ?? [])).not.toContain('public address');
+  const postId = await createPost(rest, newsletter, body);
+  const post = await waitForPost(rest, postId);
+  expect(post.status, JSON.stringify(post.deliveries)).toBe('published');
+  // Threads fetched the file itself, every byte, from the object's presigned address in the bucket.
+  const [container] = [...threads.containers.values()];
+  expect(container!.mediaUrl).toMatch(
+    new RegExp(`^${s3.endpoint}/${s3.bucket}/media/1/${media.id}\\?.*X-Amz-Expires=3600&.*X-Amz-Signature=`),
+  );
+  expect(container!.downloaded).toBe(bytes.length);
+  expect(threads.posts).toHaveLength(1);
+  expect(serve.stderr() + out.stderr.text).not.toContain(SECRET_ACCESS_KEY);
+});
