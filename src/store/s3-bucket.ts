@@ -20,8 +20,6 @@ export class S3Bucket {
       secretAccessKey: config.secretAccessKey,
       service: 's3',
       region: config.region,
-      // A 5xx or 429 is tried again twice (the body is a Blob, read again each time).
-      retries: 2,
     });
   }
 
@@ -48,6 +46,9 @@ export class S3Bucket {
       method: 'PUT',
       body,
       headers: { 'content-type': type, 'x-amz-content-sha256': sha256 },
+      // Any other mode makes fetch keep a copy of the body as it is sent, all 100 MB of it, to send it
+      // again after a redirect (the Fetch standard clones the request, teeing its body).
+      redirect: 'error',
     });
     await this.expectDone(response, `store ${key}`);
   }
@@ -98,12 +99,19 @@ export class S3Bucket {
     return (await signer.sign()).url.href;
   }
 
+  /** Signs and sends one request, once: a refusal is for the caller to report, not to retry blindly. */
   private async send(key: string, init: RequestInit): Promise<Response> {
     try {
-      return await this.client.fetch(this.objectUrl(key), init);
+      return await fetch(await this.client.sign(this.objectUrl(key), init));
     } catch (error) {
       if ((error as Error).name === 'AbortError') throw error;
       const cause = (error as Error & { cause?: Error }).cause;
+      if (/redirect/i.test(cause?.message ?? '')) {
+        throw new Error(
+          `The media bucket ${this.location} answered with a redirect: set SOCIAL_PUBLISHER_MEDIA_S3_REGION to the bucket's region, or SOCIAL_PUBLISHER_MEDIA_S3_ENDPOINT to its address.`,
+          { cause: error },
+        );
+      }
       throw new Error(
         `Cannot reach the media bucket ${this.location}: ${cause?.message ?? (error as Error).message}.`,
         { cause: error },

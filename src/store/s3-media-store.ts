@@ -21,7 +21,7 @@ const STORED = /^s3:\/\/[^/]+\/(media\/\d+\/[A-Za-z0-9_-]+)$/;
 
 export class S3MediaStore implements MediaStore {
   /** What `stage` measured of each staged file, for the PUT's signed hash. */
-  private readonly staged = new Map<string, string>();
+  private readonly staged = new Map<string, { sha256: string }>();
 
   constructor(
     private readonly bucket: S3Bucket,
@@ -37,7 +37,7 @@ export class S3MediaStore implements MediaStore {
     options: TransferOptions & { total?: number | undefined } = {},
   ): Promise<StagedMedia & { token: string }> {
     const staged = await this.staging.stage(source, limitBytes, options);
-    if (!staged.tooLarge) this.staged.set(staged.token, staged.sha256);
+    if (!staged.tooLarge) this.staged.set(staged.token, { sha256: staged.sha256 });
     return staged;
   }
 
@@ -48,12 +48,17 @@ export class S3MediaStore implements MediaStore {
    * one left by a process that stopped midway names no media (a lifecycle rule may expire `uploads/`).
    */
   async commit(token: string, brandId: number, mediaId: string, type: string): Promise<string> {
-    const sha256 = this.staged.get(token);
-    if (sha256 === undefined) throw new Error(`No staged upload ${token} in this process.`);
+    const staged = this.staged.get(token);
+    if (staged === undefined) throw new Error(`No staged upload ${token} in this process.`);
     const upload = `uploads/${token}`;
     const key = objectKey(brandId, mediaId);
     try {
-      await this.bucket.put(upload, await openAsBlob(this.staging.path(token), { type }), sha256, type);
+      await this.bucket.put(
+        upload,
+        await openAsBlob(this.staging.path(token), { type }),
+        staged.sha256,
+        type,
+      );
       await this.bucket.copy(upload, key);
     } finally {
       await this.bucket.delete(upload).catch(() => undefined);

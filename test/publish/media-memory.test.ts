@@ -9,15 +9,14 @@
  * some 64 MiB of them, so without it the figures would show that garbage (both ends' 64 KiB chunks)
  * rather than what the upload holds. A file read whole would hold 100 MiB whatever the collections.
  */
-import { closeSync, ftruncateSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { afterEach, expect, it } from 'vitest';
 import type { DeliveryJob, MediaDownloader, MediaRecord, Publisher, Store } from '../../src/ports.js';
 import { openMastodon, verifyMastodon } from '../../src/publish/connectors/mastodon/mastodon-connector.js';
 import { mediaLoader } from '../../src/publish/media-loader.js';
 import { type MastodonServer, startMastodonServer } from '../support/mastodon-server.js';
+import { growthDuring } from '../support/memory-growth.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 
 const MIB = 1024 * 1024;
@@ -32,44 +31,6 @@ afterEach(async () => {
   await publisher?.close?.();
   await server?.close();
 });
-
-setFlagsFromString('--expose-gc');
-const collect = runInNewContext('gc') as (options?: { type: 'minor' | 'major' }) => void;
-
-/** Linux's peak resident size of this process, in bytes, after resetting it; undefined elsewhere. */
-function peakRss(reset = false): number | undefined {
-  try {
-    if (reset) writeFileSync('/proc/self/clear_refs', '5');
-    const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
-    return kb === undefined ? undefined : Number(kb) * 1024;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Runs `work` and reports how much more memory the process held at its most than before it. */
-async function growthDuring(work: () => Promise<void>) {
-  collect();
-  const before = process.memoryUsage();
-  const hwmReset = peakRss(true) !== undefined;
-  let sampled = before.rss;
-  let heap = before.heapUsed + before.arrayBuffers;
-  const sampler = setInterval(() => {
-    // A scavenge frees the chunks already sent (young objects) at little cost.
-    collect({ type: 'minor' });
-    const now = process.memoryUsage();
-    sampled = Math.max(sampled, now.rss);
-    heap = Math.max(heap, now.heapUsed + now.arrayBuffers);
-  }, 10);
-  try {
-    await work();
-  } finally {
-    clearInterval(sampler);
-  }
-  const hwm = hwmReset ? peakRss() : undefined;
-  const rss = Math.max(sampled, hwm ?? 0) - before.rss;
-  return { rss, heap: heap - (before.heapUsed + before.arrayBuffers) };
-}
 
 async function connect(loadMedia: ReturnType<typeof mediaLoader>): Promise<Publisher> {
   // The stand-in runs in this process: it keeps only the start of each file, so that the figures are

@@ -1,0 +1,53 @@
+/**
+ * How much more memory this process holds while some work runs than before it: resident size (sampled
+ * every 10 ms, and Linux's peak when it can be reset) and heap plus buffers.
+ *
+ * A full collection runs before each sample: V8 collects buffers that are no longer used only after
+ * some 64 MiB of them, so without it the figures would show that garbage (both ends' 64 KiB chunks)
+ * rather than what the work holds. A file read whole would hold all of it whatever the collections.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+setFlagsFromString('--expose-gc');
+const collect = runInNewContext('gc') as (options?: { type: 'minor' | 'major' }) => void;
+
+/** Linux's peak resident size of this process, in bytes, after resetting it; undefined elsewhere. */
+function peakRss(reset = false): number | undefined {
+  try {
+    if (reset) writeFileSync('/proc/self/clear_refs', '5');
+    const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
+    return kb === undefined ? undefined : Number(kb) * 1024;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Runs `work` and reports how much more memory the process held at its most than before it. `collection`:
+ * what runs before each sample; `major` where chunks outlive two scavenges, as when the receiving end
+ * is slow and they wait in a queue, and would otherwise count as held although nothing refers to them.
+ */
+export async function growthDuring(work: () => Promise<void>, collection: 'minor' | 'major' = 'minor') {
+  collect();
+  const before = process.memoryUsage();
+  const hwmReset = peakRss(true) !== undefined;
+  let sampled = before.rss;
+  let heap = before.heapUsed + before.arrayBuffers;
+  const sampler = setInterval(() => {
+    // A scavenge frees the chunks already sent (young objects) at little cost.
+    collect({ type: collection });
+    const now = process.memoryUsage();
+    sampled = Math.max(sampled, now.rss);
+    heap = Math.max(heap, now.heapUsed + now.arrayBuffers);
+  }, 10);
+  try {
+    await work();
+  } finally {
+    clearInterval(sampler);
+  }
+  const hwm = hwmReset ? peakRss() : undefined;
+  const rss = Math.max(sampled, hwm ?? 0) - before.rss;
+  return { rss, heap: heap - (before.heapUsed + before.arrayBuffers) };
+}
