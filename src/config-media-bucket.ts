@@ -1,6 +1,6 @@
 /**
- * SOCIAL_PUBLISHER_MEDIA_S3_*: S3-compatible object storage (AWS S3, Cloudflare R2, MinIO, …) that keeps
- * uploaded media instead of the media directory, and hands platforms presigned addresses of them. Set
+ * SOCIAL_PUBLISHER_MEDIA_S3_BUCKET, _ENDPOINT, _REGION, _ACCESS_KEY_ID and _SECRET_ACCESS_KEY: S3-compatible
+ * object storage (AWS S3, Cloudflare R2, MinIO, …) that keeps uploaded media instead of the media directory, and hands platforms presigned addresses of them. Set
  * the bucket and the credentials; the endpoint only for a provider other than AWS. Incomplete settings
  * are refused at the start, naming what is missing; the secret is never part of a message.
  */
@@ -19,9 +19,16 @@ export interface MediaBucketConfig {
   secretAccessKey: string;
 }
 
-const PREFIX = 'SOCIAL_PUBLISHER_MEDIA_S3_';
-const SETTINGS = ['BUCKET', 'ENDPOINT', 'REGION', 'ACCESS_KEY_ID', 'SECRET_ACCESS_KEY'] as const;
-const REQUIRED = ['BUCKET', 'ACCESS_KEY_ID', 'SECRET_ACCESS_KEY'] as const;
+const SETTINGS = {
+  BUCKET: 'SOCIAL_PUBLISHER_MEDIA_S3_BUCKET',
+  ENDPOINT: 'SOCIAL_PUBLISHER_MEDIA_S3_ENDPOINT',
+  REGION: 'SOCIAL_PUBLISHER_MEDIA_S3_REGION',
+  ACCESS_KEY_ID: 'SOCIAL_PUBLISHER_MEDIA_S3_ACCESS_KEY_ID',
+  SECRET_ACCESS_KEY: 'SOCIAL_PUBLISHER_MEDIA_S3_SECRET_ACCESS_KEY',
+} as const;
+type Setting = keyof typeof SETTINGS;
+const NAMES = Object.keys(SETTINGS) as Setting[];
+const REQUIRED: Setting[] = ['BUCKET', 'ACCESS_KEY_ID', 'SECRET_ACCESS_KEY'];
 /** Bucket names as S3 allows them (3 to 63 lower-case letters, digits, dots and hyphens). */
 const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 
@@ -30,39 +37,36 @@ export function parseMediaBucket(
   env: NodeJS.ProcessEnv,
   apiUrl: string | undefined,
 ): MediaBucketConfig | undefined {
-  const value: Record<(typeof SETTINGS)[number], string | undefined> = {
+  const value: Record<Setting, string | undefined> = {
     BUCKET: nonEmpty(env.SOCIAL_PUBLISHER_MEDIA_S3_BUCKET),
     ENDPOINT: nonEmpty(env.SOCIAL_PUBLISHER_MEDIA_S3_ENDPOINT),
     REGION: nonEmpty(env.SOCIAL_PUBLISHER_MEDIA_S3_REGION),
     ACCESS_KEY_ID: nonEmpty(env.SOCIAL_PUBLISHER_MEDIA_S3_ACCESS_KEY_ID),
     SECRET_ACCESS_KEY: nonEmpty(env.SOCIAL_PUBLISHER_MEDIA_S3_SECRET_ACCESS_KEY),
   };
-  if (SETTINGS.every((name) => value[name] === undefined)) return undefined;
+  if (NAMES.every((name) => value[name] === undefined)) return undefined;
   if (apiUrl !== undefined) {
     throw new ConfigError(
-      `${PREFIX}* and SOCIAL_PUBLISHER_API_URL exclude each other: remote mode keeps no media here; set them on the server.`,
+      'SOCIAL_PUBLISHER_MEDIA_S3_BUCKET (object storage) and SOCIAL_PUBLISHER_API_URL exclude each other: remote mode keeps no media here; set them on the server.',
     );
   }
-  const missing = REQUIRED.filter((name) => value[name] === undefined).map((name) => PREFIX + name);
+  const missing = REQUIRED.filter((name) => value[name] === undefined).map((name) => SETTINGS[name]);
   if (missing.length > 0) {
+    const set = NAMES.filter((name) => value[name] !== undefined).map((name) => SETTINGS[name]);
     throw new ConfigError(
-      `Object storage for media needs ${missing.join(' and ')} too (set: ${SETTINGS.filter(
-        (name) => value[name] !== undefined,
-      )
-        .map((name) => PREFIX + name)
-        .join(', ')}). Unset them all to keep media in the data directory.`,
+      `Object storage for media needs ${missing.join(' and ')} too (set: ${set.join(', ')}). Unset them all to keep media in the data directory.`,
     );
   }
   const bucket = value.BUCKET!;
   if (!BUCKET.test(bucket) || bucket.includes('..')) {
     throw new ConfigError(
-      `${PREFIX}BUCKET must be a bucket name (3 to 63 lower-case letters, digits, dots and hyphens), not "${bucket}".`,
+      `SOCIAL_PUBLISHER_MEDIA_S3_BUCKET must be a bucket name (3 to 63 lower-case letters, digits, dots and hyphens), not "${bucket}".`,
     );
   }
   const region = value.REGION ?? 'us-east-1';
   if (!/^[a-z0-9-]{1,40}$/.test(region)) {
     throw new ConfigError(
-      `${PREFIX}REGION must be a region name such as us-east-1 or auto, not "${region}".`,
+      `SOCIAL_PUBLISHER_MEDIA_S3_REGION must be a region name such as us-east-1 or auto, not "${region}".`,
     );
   }
   const config: MediaBucketConfig = {
@@ -85,12 +89,12 @@ function parseEndpoint(text: string): string {
   }
   if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.search || url.hash) {
     throw new ConfigError(
-      `${PREFIX}ENDPOINT must be the http(s) address of the S3 API, such as https://<account>.r2.cloudflarestorage.com or http://127.0.0.1:9000, not "${text}".`,
+      `SOCIAL_PUBLISHER_MEDIA_S3_ENDPOINT must be the http(s) address of the S3 API, such as https://<account>.r2.cloudflarestorage.com or http://127.0.0.1:9000, not "${text}".`,
     );
   }
   if (url.username || url.password) {
     throw new ConfigError(
-      `${PREFIX}ENDPOINT must not hold credentials: set ${PREFIX}ACCESS_KEY_ID and ${PREFIX}SECRET_ACCESS_KEY instead.`,
+      `SOCIAL_PUBLISHER_MEDIA_S3_ENDPOINT must not hold credentials: set SOCIAL_PUBLISHER_MEDIA_S3_ACCESS_KEY_ID and SOCIAL_PUBLISHER_MEDIA_S3_SECRET_ACCESS_KEY instead.`,
     );
   }
   return url.href.replace(/\/+$/, '');

@@ -91,7 +91,7 @@ export interface Config {
    * a statement's answer), after which the call answers 503; default 10 s.
    */
   database?: { url: string; poolSize: number; timeoutMs?: number };
-  /** Object storage that keeps uploaded media (SOCIAL_PUBLISHER_MEDIA_S3_*); absent: the media directory. */
+  /** Object storage that keeps uploaded media (SOCIAL_PUBLISHER_MEDIA_S3_BUCKET and the rest); absent: the media directory. */
   mediaBucket?: MediaBucketConfig;
 }
 

@@ -72,7 +72,7 @@ export async function openLocalRuntime(
   }
 }
 
-/** The media directory under the data directory, or the object storage of SOCIAL_PUBLISHER_MEDIA_S3_*. */
+/** The media directory under the data directory, or the object storage of SOCIAL_PUBLISHER_MEDIA_S3_BUCKET and the rest. */
 async function openMediaStore(
   config: Pick<Config, 'dataDir' | 'mediaBucket'>,
   clock: Clock,

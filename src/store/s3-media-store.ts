@@ -1,5 +1,5 @@
 /**
- * The MediaStore port on S3-compatible object storage (SOCIAL_PUBLISHER_MEDIA_S3_*). An upload is staged
+ * The MediaStore port on S3-compatible object storage (SOCIAL_PUBLISHER_MEDIA_S3_BUCKET and the rest). An upload is staged
  * on this machine's disk as for the media directory (hashed, measured, checked), then sent to the bucket
  * in one PUT of known length streamed from the staged file, and copied to `media/<brandId>/<mediaId>`
  * before the media's row is written: no one (a platform with a presigned address, another instance)
