@@ -4,7 +4,7 @@
  * the bucket and the credentials; the endpoint only for a provider other than AWS. Incomplete settings
  * are refused at the start, naming what is missing; the secret is never part of a message.
  */
-import { ConfigError, nonEmpty } from './config-values.js';
+import { ConfigError, httpUrl, nonEmpty } from './config-values.js';
 
 export interface MediaBucketConfig {
   bucket: string;
@@ -81,20 +81,15 @@ export function parseMediaBucket(
 
 /** An http(s) origin, perhaps with a path prefix; no query, no credentials in it. */
 function parseEndpoint(text: string): string {
-  let url: URL | undefined;
-  try {
-    url = new URL(text);
-  } catch {
-    url = undefined;
-  }
-  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.search || url.hash) {
+  const url = httpUrl(text);
+  if (!url) {
     throw new ConfigError(
       `SOCIAL_PUBLISHER_MEDIA_S3_ENDPOINT must be the http(s) address of the S3 API, such as https://<account>.r2.cloudflarestorage.com or http://127.0.0.1:9000, not "${text}".`,
     );
   }
   if (url.username || url.password) {
     throw new ConfigError(
-      `SOCIAL_PUBLISHER_MEDIA_S3_ENDPOINT must not hold credentials: set SOCIAL_PUBLISHER_MEDIA_S3_ACCESS_KEY_ID and SOCIAL_PUBLISHER_MEDIA_S3_SECRET_ACCESS_KEY instead.`,
+      'SOCIAL_PUBLISHER_MEDIA_S3_ENDPOINT must not hold credentials: set SOCIAL_PUBLISHER_MEDIA_S3_ACCESS_KEY_ID and SOCIAL_PUBLISHER_MEDIA_S3_SECRET_ACCESS_KEY instead.',
     );
   }
   return url.href.replace(/\/+$/, '');

@@ -11,6 +11,7 @@ import { type ConnectRequest, type FlagValues, parseConnect } from './config-con
 import { type MediaBucketConfig, parseMediaBucket } from './config-media-bucket.js';
 import {
   ConfigError,
+  httpUrl,
   nonEmpty,
   parseAllowList,
   parseDatabase,
@@ -324,13 +325,8 @@ const OPTIONS = {
 /** SOCIAL_PUBLISHER_PUBLIC_URL: an http(s) origin (a path is kept: a server behind a prefix). */
 function parsePublicUrl(text: string | undefined): string | undefined {
   if (text === undefined) return undefined;
-  let url: URL | undefined;
-  try {
-    url = new URL(text);
-  } catch {
-    url = undefined;
-  }
-  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.search || url.hash) {
+  const url = httpUrl(text);
+  if (!url) {
     throw new ConfigError(
       `SOCIAL_PUBLISHER_PUBLIC_URL must be the server's public http(s) address, such as https://publisher.example.com, not "${text}".`,
     );

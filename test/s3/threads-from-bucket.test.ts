@@ -5,23 +5,19 @@
  * Threads stand-in downloads every byte from the object's presigned address before the post is
  * published once. The bucket's secret appears nowhere in what serve wrote.
  */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, beforeAll, expect, it } from 'vitest';
 import { pngBytes } from '../contract/media-files.js';
-import { cleanup, requireBuild, spawnMain, tempDir } from '../mcp/cli-harness.js';
+import { cleanup, requireBuild, tempDir } from '../mcp/cli-harness.js';
 import {
-  collect,
   collectionId,
   createPost,
-  DEMO_BRAND,
   programEnv,
   restClient,
   type Serve,
   startServe,
   waitForPost,
-  waitForStderr,
 } from '../support/connected-program.js';
+import { connectOnTerminal } from '../support/oauth-terminal.js';
 import { startThreadsServer } from '../support/threads-server.js';
 import { SECRET_ACCESS_KEY, startS3Server } from './s3-server.js';
 
@@ -38,28 +34,18 @@ it('Threads: an uploaded image fetched from its presigned bucket address, throug
   const threads = await startThreadsServer();
   closing.push(() => threads.close());
   const dataDir = tempDir('spm-s3-threads-');
-  writeFileSync(
-    join(dataDir, 'apps.json'),
-    JSON.stringify({ THREADS: { clientId: threads.app.clientId, clientSecret: threads.app.clientSecret } }),
-  );
   const env = programEnv(dataDir, s3.env);
   threads.app.redirectUris.push('http://127.0.0.1:8788/callback');
-  const child = spawnMain(
-    ['connect', 'threads', '--brand', DEMO_BRAND, '--collection', 'Newsletter'].concat([
-      '--auth-root',
-      threads.url,
-      '--api-root',
-      threads.url,
-      '--paste-code',
-    ]),
+  const connected = await connectOnTerminal({
+    app: 'THREADS',
+    client: threads.app,
+    platform: 'threads',
+    root: threads.url,
+    args: ['--collection', 'Newsletter'],
+    dataDir,
     env,
-  );
-  const out = collect(child);
-  const [, address] = await waitForStderr(child, /\n {2}(http\S+)\n/, out.stderr);
-  await waitForStderr(child, /Address the browser ended on: /, out.stderr);
-  const approved = await fetch(address!, { redirect: 'manual' });
-  child.stdin!.end(`${approved.headers.get('location')}\n`);
-  expect(await out.exit, out.stderr.text).toBe(0);
+  });
+  expect(connected.code, connected.stderr).toBe(0);
 
   const serve: Serve = await startServe(env);
   closing.push(() => serve.kill());
@@ -94,5 +80,5 @@ it('Threads: an uploaded image fetched from its presigned bucket address, throug
   );
   expect(container!.downloaded).toBe(bytes.length);
   expect(threads.posts).toHaveLength(1);
-  expect(serve.stderr() + out.stderr.text).not.toContain(SECRET_ACCESS_KEY);
+  expect(serve.stderr() + connected.stderr).not.toContain(SECRET_ACCESS_KEY);
 });
