@@ -7,11 +7,11 @@
  * Reading an object streams it into a local file that the reader releases; platforms that fetch media
  * get presigned addresses, signed for one object until a given time.
  */
-import { once } from 'node:events';
 import { createWriteStream, openAsBlob } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import { finished } from 'node:stream/promises';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Clock, MediaStore, OpenedMedia, StagedMedia, TransferOptions } from '../ports.js';
 import { type MediaStaging, mediaWriteFault } from './media-staging.js';
 import type { S3Bucket } from './s3-bucket.js';
@@ -73,19 +73,14 @@ export class S3MediaStore implements MediaStore {
     const remove = () => rm(path, { force: true }).catch(() => undefined);
     const body = await this.bucket.get(objectKey(brandId, mediaId));
     const out = createWriteStream(path, { flags: 'wx' });
+    // Only the file's own errors are storage faults (a broken download is not).
     let writeError: unknown;
-    out.on('error', (error) => {
-      writeError ??= error;
+    out.once('error', (error) => {
+      writeError = error;
     });
     try {
-      for await (const chunk of Readable.fromWeb(body as import('node:stream/web').ReadableStream)) {
-        if (!out.write(chunk)) await once(out, 'drain');
-      }
-      out.end();
-      await finished(out);
+      await pipeline(Readable.fromWeb(body as WebReadableStream<Uint8Array>), out);
     } catch (error) {
-      out.destroy();
-      await body.cancel().catch(() => undefined);
       await remove();
       throw error === writeError ? mediaWriteFault(error) : error;
     }
