@@ -1,7 +1,8 @@
 /**
  * Opens the service on this machine: the store (SQLite in the data directory, or a PostgreSQL server:
- * see store/open-store.ts) and the media directory under the data directory. Storage that cannot be used is refused there, with a StorageStartError naming the path
- * and the fix.
+ * see store/open-store.ts) and where uploaded media are kept: the media directory under the data
+ * directory, or a bucket of object storage (store/s3-media-store.ts). Storage that cannot be used is
+ * refused there, with a StorageStartError naming the path and the fix.
  */
 import { join } from 'node:path';
 import type { Config } from './config.js';
@@ -72,7 +73,7 @@ export async function openLocalRuntime(
   }
 }
 
-/** The media directory under the data directory, or the object storage of SOCIAL_PUBLISHER_MEDIA_S3_BUCKET and the rest. */
+/** The media directory under the data directory, or object storage (SOCIAL_PUBLISHER_MEDIA_S3_BUCKET …). */
 async function openMediaStore(
   config: Pick<Config, 'dataDir' | 'mediaBucket'>,
   clock: Clock,
