@@ -12,6 +12,7 @@ import { rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { MediaStorageError } from '../domain/errors.js';
 import type { Clock, MediaStore, OpenedMedia, StagedMedia, TransferOptions } from '../ports.js';
 import { type MediaStaging, mediaWriteFault } from './media-staging.js';
 import type { S3Bucket } from './s3-bucket.js';
@@ -60,6 +61,8 @@ export class S3MediaStore implements MediaStore {
         type,
       );
       await this.bucket.copy(upload, key);
+    } catch (error) {
+      throw new MediaStorageError((error as Error).message, { cause: error });
     } finally {
       await this.bucket.delete(upload).catch(() => undefined);
     }

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ValidationError } from '../../src/domain/errors.js';
+import { MediaStorageError, type ValidationError } from '../../src/domain/errors.js';
 import { message } from '../../src/domain/messages.js';
 import { type LocalRuntime, openLocalRuntime } from '../../src/local-runtime.js';
 import { storeMedia } from '../../src/service/upload-media.js';
@@ -97,7 +97,14 @@ describe('an upload', () => {
       relay!.cut();
     });
     const upload = storeMedia(rt, BRAND, chunks(video(size)));
-    await expect(upload).rejects.toThrow(/media bucket http:\/\/127\.0\.0\.1:\d+ \(bucket spm-media\)/);
+    // The service's media storage fault (503), its reason naming the bucket for the operator's log.
+    await expect(upload).rejects.toMatchObject({
+      name: 'MediaStorageError',
+      status: 503,
+      reason: expect.stringMatching(
+        /^Cannot reach the media bucket http:\/\/127\.0\.0\.1:\d+ \(bucket spm-media\)/,
+      ),
+    });
     // The server got part of it, under an upload key that names no media: nothing under media/.
     expect(relay.sentBytes()).toBeGreaterThan(4 * 1024 * 1024);
     expect(relay.sentBytes()).toBeLessThan(size);
@@ -184,7 +191,11 @@ it('a wrong secret is refused with the storage reason, and the secret is in no m
   const rt = await open({ ...s3.config, secretAccessKey: secret });
   const failure = await storeMedia(rt, BRAND, chunks(pngBytes(6))).catch((error: Error) => error);
   expect(failure).toBeInstanceOf(Error);
-  expect((failure as Error).message).toMatch(/refused to store uploads\/[0-9a-f]{32}: SignatureDoesNotMatch/);
-  expect(JSON.stringify([(failure as Error).message, (failure as Error).stack])).not.toContain(secret);
+  const fault = failure as MediaStorageError;
+  expect(fault).toBeInstanceOf(MediaStorageError);
+  expect(fault.reason).toMatch(/refused to store uploads\/[0-9a-f]{32}: SignatureDoesNotMatch/);
+  expect(
+    JSON.stringify([fault.message, fault.reason, fault.stack, (fault.cause as Error).message]),
+  ).not.toContain(secret);
   expect(await s3.keys()).toEqual([]);
 });
