@@ -7,7 +7,7 @@
 import { afterEach, beforeAll, expect, it } from 'vitest';
 import { mp4Bytes } from '../contract/media-files.js';
 import { cleanup, requireBuild, tempDir } from '../mcp/cli-harness.js';
-import { programEnv, startServe } from '../support/connected-program.js';
+import { programEnv, startServe, uploadMedia } from '../support/connected-program.js';
 import { relayTo, startS3Server } from './s3-server.js';
 
 const MIB = 1024 * 1024;
@@ -17,16 +17,6 @@ afterEach(async () => {
   for (const close of closing.splice(0).reverse()) await close();
   cleanup();
 });
-
-function upload(serve: { url: string; key: string }, bytes: Buffer) {
-  const form = new FormData();
-  form.append('media', new Blob([new Uint8Array(bytes)], { type: 'video/mp4' }), 'roast.mp4');
-  return fetch(`${serve.url}/v1/brands/1/media`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${serve.key}` },
-    body: form,
-  });
-}
 
 it('serve killed mid-PUT to the bucket: nothing under media/, and the same file again is kept whole', async () => {
   const s3 = await startS3Server();
@@ -46,7 +36,7 @@ it('serve killed mid-PUT to the bucket: nothing under media/, and the same file 
   });
   const video = Buffer.alloc(24 * MIB, 9);
   mp4Bytes().copy(video);
-  const answer = await upload(serve, video).catch((error: Error) => error);
+  const answer = await uploadMedia(serve, video, 'video/mp4', 'roast.mp4').catch((error: Error) => error);
   expect(answer).toBeInstanceOf(Error);
   await serve.kill();
   expect(serve.child.signalCode).toBe('SIGKILL');
@@ -59,7 +49,7 @@ it('serve killed mid-PUT to the bucket: nothing under media/, and the same file 
   // be answered instead, naming an object the bucket does not hold).
   const again = await startServe(env, serve.key);
   closing.push(() => again.kill());
-  const kept = await upload(again, video);
+  const kept = await uploadMedia(again, video, 'video/mp4', 'roast.mp4');
   expect(kept.status).toBe(201);
   const media = ((await kept.json()) as { data: { id: string; size: number } }).data;
   expect(media.size).toBe(video.length);

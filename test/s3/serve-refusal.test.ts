@@ -8,7 +8,7 @@ import { afterEach, beforeAll, expect, it } from 'vitest';
 import { MEDIA_STORAGE_TEXT } from '../../src/domain/errors.js';
 import { pngBytes } from '../contract/media-files.js';
 import { cleanup, requireBuild, tempDir } from '../mcp/cli-harness.js';
-import { programEnv, startServe } from '../support/connected-program.js';
+import { programEnv, startServe, uploadMedia } from '../support/connected-program.js';
 import { startS3Server } from './s3-server.js';
 
 const closing: (() => Promise<void>)[] = [];
@@ -29,13 +29,7 @@ it('a wrong bucket secret: the upload answers 503 (media storage), the log says 
     }),
   );
   closing.push(() => serve.kill());
-  const form = new FormData();
-  form.append('media', new Blob([new Uint8Array(pngBytes(4))], { type: 'image/png' }), 'roast.png');
-  const answer = await fetch(`${serve.url}/v1/brands/1/media`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${serve.key}` },
-    body: form,
-  });
+  const answer = await uploadMedia(serve, pngBytes(4), 'image/png', 'roast.png');
   const text = await answer.text();
   expect(answer.status).toBe(503);
   expect(JSON.parse(text)).toEqual({

@@ -17,6 +17,7 @@ import {
   restClient,
   type Serve,
   startServe,
+  uploadMedia,
   waitForPost,
 } from '../support/connected-program.js';
 import { connectOnTerminal } from '../support/oauth-terminal.js';
@@ -60,14 +61,8 @@ it.each([
 
     const serve: Serve = await startServe(env, undefined, port);
     closing.push(() => serve.kill());
-    const form = new FormData();
     const bytes = pngBytes(9);
-    form.append('media', new Blob([new Uint8Array(bytes)], { type: 'image/png' }), 'roast.png');
-    const uploaded = await fetch(`${serve.url}/v1/brands/1/media`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${serve.key}` },
-      body: form,
-    });
+    const uploaded = await uploadMedia(serve, bytes, 'image/png', 'roast.png');
     expect(uploaded.status).toBe(201);
     const media = ((await uploaded.json()) as { data: { id: string } }).data;
     expect(await s3.keys()).toEqual([`media/1/${media.id}`]);

@@ -191,6 +191,22 @@ export function restClient(serve: { url: string; key: string }, bodies: string[]
 }
 export type RestClient = ReturnType<typeof restClient>;
 
+/** POSTs one file to the demo brand's media, as a multipart upload; the answer as it came. */
+export function uploadMedia(
+  serve: { url: string; key: string },
+  bytes: Uint8Array,
+  type: string,
+  name: string,
+): Promise<Response> {
+  const form = new FormData();
+  form.append('media', new Blob([new Uint8Array(bytes)], { type }), name);
+  return fetch(`${serve.url}/v1/brands/1/media`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${serve.key}` },
+    body: form,
+  });
+}
+
 /** Creates a post in a collection of brand 1 (REST), returns its id. */
 export async function createPost(
   rest: RestClient,
