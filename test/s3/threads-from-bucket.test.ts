@@ -17,7 +17,7 @@ import {
   restClient,
   type Serve,
   startServe,
-  uploadMedia,
+  uploadThroughServe,
   waitForPost,
 } from '../support/connected-program.js';
 import { connectOnTerminal } from '../support/oauth-terminal.js';
@@ -62,9 +62,7 @@ it.each([
     const serve: Serve = await startServe(env, undefined, port);
     closing.push(() => serve.kill());
     const bytes = pngBytes(9);
-    const uploaded = await uploadMedia(serve, bytes, 'image/png', 'roast.png');
-    expect(uploaded.status).toBe(201);
-    const media = ((await uploaded.json()) as { data: { id: string } }).data;
+    const media = { id: await uploadThroughServe(serve, bytes, 'image/png', 'roast.png') };
     expect(await s3.keys()).toEqual([`media/1/${media.id}`]);
 
     const rest = restClient(serve);
