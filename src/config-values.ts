@@ -145,3 +145,15 @@ export function parseAllowList(value: string | undefined): string[] {
   }
   return entries;
 }
+
+/** An http(s) URL without query or fragment (a path is kept); undefined for anything else. */
+export function httpUrl(text: string): URL | undefined {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return undefined;
+  }
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.search || url.hash) return undefined;
+  return url;
+}

@@ -8,8 +8,10 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type ConnectRequest, type FlagValues, parseConnect } from './config-connect.js';
+import { type MediaBucketConfig, parseMediaBucket } from './config-media-bucket.js';
 import {
   ConfigError,
+  httpUrl,
   nonEmpty,
   parseAllowList,
   parseDatabase,
@@ -90,6 +92,8 @@ export interface Config {
    * a statement's answer), after which the call answers 503; default 10 s.
    */
   database?: { url: string; poolSize: number; timeoutMs?: number };
+  /** Object storage that keeps uploaded media (SOCIAL_PUBLISHER_MEDIA_S3_BUCKET and the rest); absent: the media directory. */
+  mediaBucket?: MediaBucketConfig;
 }
 
 /** Where deliveries go: the sandbox (records them) or a webhook (POSTs each, signed). */
@@ -200,6 +204,8 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
     apiUrl,
   );
   if (database) config.database = database;
+  const mediaBucket = parseMediaBucket(env, apiUrl);
+  if (mediaBucket) config.mediaBucket = mediaBucket;
   if (command === 'import') config.importFile = resolve(rest[0]!);
   if (command === 'connect') config.connect = parseConnect(rest[0]!, flags, env);
   if (command === 'disconnect') {
@@ -319,13 +325,8 @@ const OPTIONS = {
 /** SOCIAL_PUBLISHER_PUBLIC_URL: an http(s) origin (a path is kept: a server behind a prefix). */
 function parsePublicUrl(text: string | undefined): string | undefined {
   if (text === undefined) return undefined;
-  let url: URL | undefined;
-  try {
-    url = new URL(text);
-  } catch {
-    url = undefined;
-  }
-  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.search || url.hash) {
+  const url = httpUrl(text);
+  if (!url) {
     throw new ConfigError(
       `SOCIAL_PUBLISHER_PUBLIC_URL must be the server's public http(s) address, such as https://publisher.example.com, not "${text}".`,
     );

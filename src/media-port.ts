@@ -28,19 +28,33 @@ export interface MediaStore {
     limitBytes: number,
     options?: TransferOptions & { total?: number | undefined },
   ): Promise<StagedMedia & { token: string }>;
-  /** Moves a staged file to its permanent place; returns the stored path. */
-  commit(token: string, brandId: number, mediaId: string): Promise<string>;
-  /** The bytes of a stored file, found by brand and media id (not by the path stored with it). */
-  read(brandId: number, mediaId: string): Promise<Uint8Array>;
   /**
-   * A stored file as a Blob read from disk as it is consumed (`fs.openAsBlob`), found like `read`: what
-   * connectors upload, so that a 100 MB video is never in memory whole.
+   * Moves a staged file to its permanent place, whole or not at all; returns the stored path. `type`:
+   * its detected MIME type (what object storage serves it as).
    */
-  openBlob(brandId: number, mediaId: string, type: string): Promise<Blob>;
+  commit(token: string, brandId: number, mediaId: string, type: string): Promise<string>;
+  /**
+   * A stored file, found by brand and media id (not by the path stored with it), as a Blob read as it is
+   * consumed: what connectors upload, so that a 100 MB video is never in memory whole. `release` once
+   * done with it (object storage deletes the local copy it read the object into).
+   */
+  open(brandId: number, mediaId: string, type: string): Promise<OpenedMedia>;
+  /**
+   * Object storage only: an address of a stored file that anyone holding it can GET until
+   * `expiresAtMs`, and that names that file only (a presigned URL), for platforms that fetch media.
+   */
+  presign?(brandId: number, mediaId: string, expiresAtMs: number): Promise<string>;
   /** Removes a staged file; never throws. */
   discard(token: string): Promise<void>;
   /** Removes a stored file; never throws. */
   remove(storedPath: string): Promise<void>;
+}
+
+/** A stored file opened for reading (MediaStore.open). */
+export interface OpenedMedia {
+  blob: Blob;
+  /** Frees what reading needed; runs once, whoever calls it again. */
+  release(): Promise<void>;
 }
 
 /** A file being downloaded: its bytes, and the total the server announced (not trusted, only shown). */

@@ -64,6 +64,15 @@ Environment:
   SOCIAL_PUBLISHER_PUBLIC_URL
                              serve: its public address; sign-ins begun over REST or MCP come back to
                              <it>/oauth/callback (register it with each platform app)
+  SOCIAL_PUBLISHER_MEDIA_S3_BUCKET, SOCIAL_PUBLISHER_MEDIA_S3_ACCESS_KEY_ID,
+  SOCIAL_PUBLISHER_MEDIA_S3_SECRET_ACCESS_KEY
+                             keep uploaded media in this S3-compatible bucket instead of DATA_DIR/media;
+                             platforms that fetch media by URL get presigned, expiring addresses of them
+  SOCIAL_PUBLISHER_MEDIA_S3_ENDPOINT
+                             the bucket's S3 API other than AWS (R2: https://<account>.r2.cloudflarestorage.com,
+                             MinIO: http://host:9000); it must be reachable by the platforms
+  SOCIAL_PUBLISHER_MEDIA_S3_REGION
+                             the signing region (default us-east-1; R2 and MinIO take it too)
   SOCIAL_PUBLISHER_PLATFORM_TIMEOUT_SECONDS
                              deadline of one request to Mastodon, Bluesky or Telegram (1-600, default 30)
   SOCIAL_PUBLISHER_DATABASE_URL

@@ -38,6 +38,7 @@ describe('architecture', () => {
       'config.ts',
       'config-values.ts',
       'config-connect.ts',
+      'config-media-bucket.ts',
       'oauth-apps.ts',
       'usage.ts',
       'logger.ts',

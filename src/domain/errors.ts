@@ -164,13 +164,34 @@ export class DatabaseUnavailableError extends Error {
   }
 }
 
-export type StorageFault = StorageFullError | StorageReadOnlyError | DatabaseUnavailableError;
+/**
+ * 503: the object storage that keeps uploaded media (SOCIAL_PUBLISHER_MEDIA_S3_BUCKET) refused the file
+ * or could not be reached, so the upload was not kept. Lasts until the storage answers again or the
+ * operator fixes its settings. `reason`, for the operator's log, is what the storage answered.
+ */
+export class MediaStorageError extends Error {
+  readonly status = 503;
+  constructor(
+    readonly reason: string,
+    options?: ErrorOptions,
+  ) {
+    super('Service Unavailable.', options);
+    this.name = 'MediaStorageError';
+  }
+}
+
+export type StorageFault =
+  | StorageFullError
+  | StorageReadOnlyError
+  | DatabaseUnavailableError
+  | MediaStorageError;
 
 export function isStorageFault(error: unknown): error is StorageFault {
   return (
     error instanceof StorageFullError ||
     error instanceof StorageReadOnlyError ||
-    error instanceof DatabaseUnavailableError
+    error instanceof DatabaseUnavailableError ||
+    error instanceof MediaStorageError
   );
 }
 
@@ -180,6 +201,9 @@ export function isStorageFault(error: unknown): error is StorageFault {
  */
 export function storageFaultBody(error: StorageFault): ErrorBody {
   if (error instanceof DatabaseUnavailableError) return databaseUnavailableBody(error);
+  if (error instanceof MediaStorageError) {
+    return { status: 'error', message: error.message, errors: { storage: MEDIA_STORAGE_TEXT } };
+  }
   const storage =
     error instanceof StorageFullError
       ? "The server's disk is full, so nothing was saved. Free space on the server, then try again."
@@ -195,6 +219,10 @@ function databaseUnavailableBody(error: DatabaseUnavailableError): ErrorBody {
   if (error.inDoubt) errors.saved = DATABASE_IN_DOUBT;
   return { status: 'error', message: error.message, errors };
 }
+
+/** `errors.storage` of a MediaStorageError; the remote client knows the fault by it. */
+export const MEDIA_STORAGE_TEXT =
+  "The server's media storage (its object storage bucket) did not keep the file, so nothing was saved. Try again later; if it keeps failing, the server's operator must check its object storage and its settings (the server's log says what the storage answered).";
 
 /** Why trying again is safe even when a change may have been saved (`errors.saved`). */
 export const DATABASE_IN_DOUBT =

@@ -19,7 +19,7 @@ import { McpHttpSessions } from '../mcp/streamable-http.js';
 import type { ToolSelection } from '../mcp/toolsets.js';
 import type { MediaAddresses } from '../media/public-addresses.js';
 import type { ServerSignIns } from '../oauth/server-sign-in.js';
-import type { UserRecord } from '../ports.js';
+import type { OpenedMedia, UserRecord } from '../ports.js';
 import type { PublishingEngine } from '../publish/engine.js';
 import { createRestApp } from '../rest/app.js';
 import { presentedKey } from '../rest/auth.js';
@@ -85,7 +85,8 @@ export function createHttpApp(options: {
     onPlanChanged: () => options.engine?.scheduler.wake(),
     allowLocalPaths: false,
     signIns: options.signIns && (async () => options.signIns!),
-    publicMedia: options.mediaAddresses !== undefined,
+    // Signed addresses on /media, or the media store's own (object storage: runtime.publicMedia).
+    publicMedia: options.mediaAddresses !== undefined || runtime.publicMedia === true,
   };
   const health = new HealthCheck({ store: runtime.store, engine: options.engine, log: options.log });
   const serviceFor = (user: UserRecord) => new LocalPublishingService(deps, user);
@@ -170,16 +171,19 @@ export function createHttpApp(options: {
     const { brandId, mediaId } = checked.media;
     const [media] = await runtime.store.findMedia(brandId, [mediaId]);
     if (!media) return routeNotFound(c);
-    const blob = await runtime.media.openBlob(brandId, media.id, media.type);
+    const opened = await runtime.media.open(brandId, media.id, media.type);
     const headers = {
       'content-type': media.type,
-      'content-length': String(blob.size),
+      'content-length': String(opened.blob.size),
       'cache-control': 'private, no-transform',
       'x-content-type-options': 'nosniff',
       'content-security-policy': "default-src 'none'; sandbox",
     };
-    if (c.req.method === 'HEAD') return c.body(null, 200, headers);
-    return c.body(blob.stream() as ReadableStream<Uint8Array>, 200, headers);
+    if (c.req.method === 'HEAD') {
+      await opened.release();
+      return c.body(null, 200, headers);
+    }
+    return c.body(releasedWhenRead(opened), 200, headers);
   });
   // The platform sends the browser here after the user approved (or refused) the app: a page for a
   // person, never a token or a code in it.
@@ -243,4 +247,21 @@ export async function listen(http: HttpApp, config: Pick<Config, 'host' | 'port'
       clearTimeout(force);
     },
   };
+}
+
+/** A stored file's bytes, released once read to the end or abandoned by the client. */
+function releasedWhenRead(opened: OpenedMedia): ReadableStream<Uint8Array> {
+  const reader = (opened.blob.stream() as ReadableStream<Uint8Array>).getReader();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (!done) return controller.enqueue(value);
+      controller.close();
+      await opened.release();
+    },
+    async cancel(reason) {
+      await reader.cancel(reason);
+      await opened.release();
+    },
+  });
 }

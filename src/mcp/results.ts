@@ -9,6 +9,8 @@ import {
   DatabaseUnavailableError,
   isServiceError,
   isStorageFault,
+  MEDIA_STORAGE_TEXT,
+  MediaStorageError,
   type ServiceError,
   type StorageFault,
   StorageFullError,
@@ -68,6 +70,9 @@ function storageFaultText(error: StorageFault): string {
       ? ` It stopped answering before it confirmed the change, which may have been saved: check with get_post or list_posts before calling again (create_post called again within ten minutes answers with the post saved first).`
       : '';
     return `The server's database, at ${error.database}, is unavailable just now (${error.problem}).${doubt} Try the call again in a few seconds (after ${error.retryAfterSeconds} s); trying again is safe. If it keeps failing for minutes, tell the user that the server's database is down.`;
+  }
+  if (error instanceof MediaStorageError) {
+    return `${MEDIA_STORAGE_TEXT} Do not retry at once: tell the user.`;
   }
   return error instanceof StorageFullError
     ? "The server's disk is full, so nothing was saved. Do not retry: it cannot succeed until the server's operator frees space on its disk. Tell the user."

@@ -36,11 +36,17 @@ export async function processSignIns(
 
 /**
  * What `serve` offers behind SOCIAL_PUBLISHER_PUBLIC_URL: sign-ins completed on /oauth/callback, and
- * uploaded media by signed address on /media/<token> (for platforms that fetch media by URL), the public
- * host answered beside the loopback names. Nothing without a public URL.
+ * uploaded media by signed address on /media/<token> (for platforms that fetch media by URL; not with
+ * object storage, whose own presigned addresses serve), the public host answered beside the loopback
+ * names. Nothing without a public URL.
  */
 export async function publicServing(config: Config, runtime: LocalRuntime, version: string) {
   if (!config.publicUrl) return { engine: {}, http: {} };
+  // Object storage hands out addresses of its own (presigned): the engine takes them from the store.
+  if (runtime.media.presign) {
+    const signIns = await processSignIns(config, runtime, version, 'serve');
+    return { engine: {}, http: { signIns, publicHost: new URL(config.publicUrl).hostname } };
+  }
   const addresses = new MediaAddresses(runtime.secrets.derive('media addresses'), config.publicUrl);
   const publicMediaUrl = async (brandId: number, media: PlatformMedia) =>
     media.id ? addresses.address(brandId, media.id, runtime.clock.now() + MEDIA_ADDRESS_TTL_MS) : media.url;

@@ -17,7 +17,7 @@ import type {
 import type { SecretBox } from '../store/secret-box.js';
 import { ChannelConnectors } from './channel-connectors.js';
 import type { ConnectorContext } from './connector.js';
-import { mediaLoader } from './media-loader.js';
+import { mediaLoader, storeMediaAddresses } from './media-loader.js';
 import { SandboxPublisher } from './sandbox-publisher.js';
 import { Scheduler } from './scheduler.js';
 
@@ -44,14 +44,17 @@ export async function startPublishingEngine(options: {
   /** Unseals the secrets of connected channels. */
   secrets: SecretBox;
   /** Uploaded media files, for connectors that upload them. */
-  media?: Pick<MediaStore, 'openBlob'>;
+  media?: Pick<MediaStore, 'open' | 'presign'>;
   /** Downloads media given by URL for connectors that upload it. */
   downloader?: MediaDownloader;
   /** Reads an environment variable that a workspace file named as a channel's secret. */
   readEnv?: (name: string) => string | undefined;
   /** The operator's OAuth apps, whose credentials refresh the connections' tokens. */
   oauthApps?: Pick<OAuthApps, 'get'>;
-  /** A public address of a post's media element, where `serve` has a public URL (ConnectorContext). */
+  /**
+   * A public address of a post's media element, where `serve` has a public URL (ConnectorContext);
+   * absent, the media store's presigned addresses where it gives them (object storage).
+   */
   publicMediaUrl?: ConnectorContext['publicMediaUrl'];
   /** Deadline of one request to a platform. Default 30 s. */
   platformTimeoutMs?: number;
@@ -75,6 +78,7 @@ export async function startPublishingEngine(options: {
           events: options.events,
         })
       : new SandboxPublisher(options.store.sandbox, options.clock);
+  const publicMediaUrl = options.publicMediaUrl ?? storeMediaAddresses(options.media, options.clock);
   const connectors = new ChannelConnectors({
     store: options.store,
     secrets: options.secrets,
@@ -83,7 +87,7 @@ export async function startPublishingEngine(options: {
     ...(options.oauthApps ? { oauthApps: options.oauthApps } : {}),
     context: {
       loadMedia: mediaLoader(options.store, options.media, options.downloader),
-      ...(options.publicMediaUrl ? { publicMediaUrl: options.publicMediaUrl } : {}),
+      ...(publicMediaUrl ? { publicMediaUrl } : {}),
       clock: options.clock,
       log: options.log,
       timeoutMs: options.platformTimeoutMs ?? 30_000,

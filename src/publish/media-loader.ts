@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
 import type { PlatformMedia } from '../domain/delivery.js';
-import type { MediaDownloader, MediaRecord, MediaStore, Store } from '../ports.js';
+import { MEDIA_ADDRESS_TTL_MS } from '../media/public-addresses.js';
+import type { Clock, MediaDownloader, MediaRecord, MediaStore, OpenedMedia, Store } from '../ports.js';
 import { detectType } from '../service/upload-media.js';
 import type { MediaSource } from './connector.js';
 
@@ -87,7 +88,7 @@ export function heldMedia(loadMedia: LoadMedia): { loadMedia: LoadMedia; release
 
 export function mediaLoader(
   store: Store,
-  files: Pick<MediaStore, 'openBlob'> | undefined,
+  files: Pick<MediaStore, 'open'> | undefined,
   downloader: MediaDownloader | undefined,
 ): LoadMedia {
   return async (brandId: number, media: PlatformMedia): Promise<MediaSource> => {
@@ -95,7 +96,8 @@ export function mediaLoader(
       const [record] = await store.findMedia(brandId, [media.id]);
       if (!record) throw new Error(`The media ${media.id} no longer exists.`);
       const name = `${record.id}.${EXTENSIONS[record.type] ?? 'bin'}`;
-      return mediaFromBlob(await storedBlob(record, files), { type: record.type, name });
+      const opened = await storedMedia(record, files);
+      return mediaFromBlob(opened.blob, { type: record.type, name }, opened.release);
     }
     if (!media.url || !downloader) throw new Error('The media element has neither an id nor a URL to read.');
     return download(media.url, downloader);
@@ -103,13 +105,30 @@ export function mediaLoader(
 }
 
 /**
- * An uploaded file, by brand and media id under this process's media directory (another instance
- * sharing it may mount it elsewhere than the path stored with the media), read from disk as it is
- * consumed; without a media directory (tests of the engine alone), the stored path.
+ * An uploaded file, by brand and media id in this process's media store (another instance sharing a
+ * media directory may mount it elsewhere than the path stored with the media), read as it is consumed;
+ * without a media store (tests of the engine alone), the stored path.
  */
-async function storedBlob(record: MediaRecord, files: Pick<MediaStore, 'openBlob'> | undefined) {
-  if (files) return files.openBlob(record.brandId, record.id, record.type);
-  return openAsBlob(record.path, { type: record.type });
+async function storedMedia(
+  record: MediaRecord,
+  files: Pick<MediaStore, 'open'> | undefined,
+): Promise<OpenedMedia> {
+  if (files) return files.open(record.brandId, record.id, record.type);
+  return { blob: await openAsBlob(record.path, { type: record.type }), release: async () => {} };
+}
+
+/**
+ * Where the media store hands out addresses of its own (object storage: presigned, expiring, one file
+ * each), the public address of a post's media element: an uploaded file's, or the URL it was given as.
+ */
+export function storeMediaAddresses(
+  files: Pick<MediaStore, 'presign'> | undefined,
+  clock: Clock,
+): ((brandId: number, media: PlatformMedia) => Promise<string | undefined>) | undefined {
+  const presign = files?.presign?.bind(files);
+  if (!presign) return undefined;
+  return async (brandId, media) =>
+    media.id ? presign(brandId, media.id, clock.now() + MEDIA_ADDRESS_TTL_MS) : media.url;
 }
 
 /** Downloads a URL to a temporary file, refusing more than 100 MB; the source deletes it on release. */

@@ -10,6 +10,8 @@
 import {
   DatabaseUnavailableError,
   type FieldErrors,
+  MEDIA_STORAGE_TEXT,
+  MediaStorageError,
   NotFoundError,
   StorageFullError,
   StorageReadOnlyError,
@@ -85,7 +87,9 @@ export function errorFromResponse(
   if (status === 507) return new StorageFullError(answered);
   // A 503 of a proxy or a restarting server is not a storage fault: only the body says it is.
   if (status === 503 && isPlainObject(object?.errors) && 'storage' in object.errors) {
-    return new StorageReadOnlyError(answered);
+    return object.errors.storage === MEDIA_STORAGE_TEXT
+      ? new MediaStorageError("the server's media storage did not keep the file", answered)
+      : new StorageReadOnlyError(answered);
   }
   const database = databaseUnavailable(status, object);
   if (database)

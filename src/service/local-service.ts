@@ -194,7 +194,12 @@ export class LocalPublishingService implements StreamingPublishingService {
     if (!record) return undefined;
     const { type, size } = record;
     if (!THUMBNAIL_TYPES.has(type) || size > maxBytes) return { type, size };
-    return { type, size, bytes: await this.deps.media.read(brand.id, mediaId) };
+    const opened = await this.deps.media.open(brand.id, mediaId, type);
+    try {
+      return { type, size, bytes: new Uint8Array(await opened.blob.arrayBuffer()) };
+    } finally {
+      await opened.release();
+    }
   }
 
   async stageMediaUpload(brandId: number, source: AsyncIterable<Uint8Array>): Promise<StagedUpload> {

@@ -19,7 +19,7 @@ export function preflightPost(
   collection: CollectionRecord,
   payload: PostPayload,
   defaultConnector: string,
-  /** The server hands out public addresses of uploaded media (serve with a public URL). */
+  /** The server hands out public addresses of uploaded media (serve with a public URL, object storage). */
   publicMedia = false,
   /** The request's time: accounts whose platform said they have nothing left until later are told. */
   nowMs?: number,
@@ -126,7 +126,7 @@ function fetchedMediaWarnings(
         channelId: channel.id,
         channelName: channel.name,
         outcome: 'fail' as const,
-        message: `${module.displayName} fetches media from a public address, and this server gives uploaded files none: run serve with SOCIAL_PUBLISHER_PUBLIC_URL set to its public address, or give the media as URLs.`,
+        message: `${module.displayName} fetches media from a public address, and this server gives uploaded files none: run serve with SOCIAL_PUBLISHER_PUBLIC_URL set to its public address, keep media in object storage (SOCIAL_PUBLISHER_MEDIA_S3_BUCKET), or give the media as URLs.`,
       },
     ];
   });

@@ -179,7 +179,7 @@ async function commitMedia(
       return presentMedia(existing);
     }
     const id = `med_${randomBytes(18).toString('base64url')}`;
-    const storedPath = await deps.media.commit(staged.token, brandId, id);
+    const storedPath = await deps.media.commit(staged.token, brandId, id, type);
     const record = {
       id,
       brandId,

@@ -10,7 +10,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/domain/errors.js';
 import type { MediaDownloader, MediaRecord, Store } from '../../src/ports.js';
-import { heldMedia, mediaFromBytes, mediaLoader } from '../../src/publish/media-loader.js';
+import {
+  heldMedia,
+  mediaFromBytes,
+  mediaLoader,
+  storeMediaAddresses,
+} from '../../src/publish/media-loader.js';
+import { FakeClock } from '../support/fake-clock.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 
 const MP4_HEAD = Buffer.from('000000186674797069736f6d0000020069736f6d6d703432', 'hex');
@@ -59,7 +65,7 @@ describe('an uploaded file', () => {
     expect(existsSync(path)).toBe(true);
   });
 
-  it("is the media store's own Blob, by brand and id, whatever path is stored with it", async () => {
+  it("is the media store's own Blob, by brand and id, whatever path is stored with it, released once", async () => {
     const record: MediaRecord = {
       id: 'med_2',
       brandId: 3,
@@ -73,16 +79,19 @@ describe('an uploaded file', () => {
     const opened = await mediaLoader(
       storeWith(record),
       {
-        openBlob: async (brandId, id, type) => {
-          asked.push(`openBlob ${brandId}/${id} ${type}`);
-          return new Blob([PNG], { type });
+        open: async (brandId, id, type) => {
+          asked.push(`open ${brandId}/${id} ${type}`);
+          return { blob: new Blob([PNG], { type }), release: async () => void asked.push('release') };
         },
       },
       undefined,
     )(3, { id: 'med_2' });
     expect(opened.size).toBe(PNG.length);
     expect(Buffer.from(await opened.range(0, opened.size))).toEqual(PNG);
-    expect(asked).toEqual(['openBlob 3/med_2 image/png']);
+    expect(asked).toEqual(['open 3/med_2 image/png']);
+    await opened.release();
+    await opened.release();
+    expect(asked).toEqual(['open 3/med_2 image/png', 'release']);
   });
 });
 
@@ -167,4 +176,25 @@ it('what a connector was handed and did not release is released when it closes (
   expect(released).toEqual(['done', 'kept']);
   await held.releaseAll();
   expect(released).toEqual(['done', 'kept']);
+});
+
+describe("the media store's own public addresses (object storage)", () => {
+  it('presign an uploaded file for an hour from now, pass a URL as given, and are none without presign', async () => {
+    const clock = new FakeClock(1_000_000);
+    const asked: string[] = [];
+    const addresses = storeMediaAddresses(
+      {
+        presign: async (brandId, mediaId, expiresAtMs) => {
+          asked.push(`${brandId}/${mediaId} until ${expiresAtMs}`);
+          return `https://bucket.example/${mediaId}?signed`;
+        },
+      },
+      clock,
+    )!;
+    expect(await addresses(3, { id: 'med_1' })).toBe('https://bucket.example/med_1?signed');
+    expect(await addresses(3, { url: 'https://cdn.example/a.png' })).toBe('https://cdn.example/a.png');
+    expect(asked).toEqual([`3/med_1 until ${1_000_000 + 60 * 60_000}`]);
+    expect(storeMediaAddresses({}, clock)).toBeUndefined();
+    expect(storeMediaAddresses(undefined, clock)).toBeUndefined();
+  });
 });

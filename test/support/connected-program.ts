@@ -98,13 +98,7 @@ export async function uploadThroughServe(
   type: string,
   name: string,
 ): Promise<string> {
-  const form = new FormData();
-  form.append('media', new Blob([new Uint8Array(bytes)], { type }), name);
-  const answer = await fetch(`${serve.url}/v1/brands/1/media`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${serve.key}` },
-    body: form,
-  });
+  const answer = await uploadMedia(serve, bytes, type, name);
   if (answer.status !== 201) throw new Error(`upload answered ${answer.status}: ${await answer.text()}`);
   return ((await answer.json()) as { data: { id: string } }).data.id;
 }
@@ -190,6 +184,22 @@ export function restClient(serve: { url: string; key: string }, bodies: string[]
   };
 }
 export type RestClient = ReturnType<typeof restClient>;
+
+/** POSTs one file to brand 1's media, as a multipart upload; the answer as it came (uploadThroughServe checks it). */
+export function uploadMedia(
+  serve: { url: string; key: string },
+  bytes: Uint8Array,
+  type: string,
+  name: string,
+): Promise<Response> {
+  const form = new FormData();
+  form.append('media', new Blob([new Uint8Array(bytes)], { type }), name);
+  return fetch(`${serve.url}/v1/brands/1/media`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${serve.key}` },
+    body: form,
+  });
+}
 
 /** Creates a post in a collection of brand 1 (REST), returns its id. */
 export async function createPost(
