@@ -9,6 +9,7 @@
  * What is the platform's own is given: its hooks (connectors/http.ts classifies with them), what each
  * stage of a delivery is called and whether repeating it is harmless (an upload, a read: nothing public).
  */
+import type { Readable } from 'node:stream';
 import { Agent, type FormData } from 'undici';
 import type { FailedOutcome } from '../../ports.js';
 import type { ConnectorContext } from '../connector.js';
@@ -55,8 +56,14 @@ export interface PlatformApiOptions<Stage extends string> {
   tokenRefused?(answer: PlatformAnswer): boolean;
 }
 
-/** What a request sends: JSON or form text, a urlencoded form, a multipart form, bytes. */
-export type ApiBody = string | URLSearchParams | FormData | Uint8Array;
+/** What a request sends: JSON or form text, a urlencoded form, a multipart form, bytes (or a stream). */
+export type ApiBody = string | URLSearchParams | FormData | Uint8Array | Readable;
+
+/** How the token goes: `Authorization: Bearer <token>` (OAuth 2), or the scheme a host wants (`OAuth`). */
+export interface CallOptions {
+  headers?: Record<string, string>;
+  scheme?: 'Bearer' | 'OAuth';
+}
 
 export class PlatformApi<Stage extends string> {
   private readonly agent: Agent;
@@ -93,7 +100,7 @@ export class PlatformApi<Stage extends string> {
     method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH',
     path: string,
     body?: () => ApiBody,
-    headers: Record<string, string> = {},
+    { headers = {}, scheme = 'Bearer' }: CallOptions = {},
   ): Promise<PlatformAnswer> {
     const url = /^https?:\/\//.test(path) ? path : `${this.options.base}${path}`;
     const refusedToken = this.options.tokenRefused ?? ((answer: PlatformAnswer) => answer.status === 401);
@@ -104,7 +111,7 @@ export class PlatformApi<Stage extends string> {
       const answer = await callPlatform(url, {
         method,
         headers: {
-          authorization: `Bearer ${token}`,
+          authorization: `${scheme} ${token}`,
           accept: 'application/json',
           'user-agent': this.options.context.userAgent,
           ...(made instanceof URLSearchParams ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
@@ -129,7 +136,9 @@ export class PlatformApi<Stage extends string> {
 
   /** JSON to `path`. */
   json(method: 'POST' | 'PUT' | 'PATCH', path: string, value: unknown): Promise<PlatformAnswer> {
-    return this.call(method, path, () => JSON.stringify(value), { 'content-type': 'application/json' });
+    return this.call(method, path, () => JSON.stringify(value), {
+      headers: { 'content-type': 'application/json' },
+    });
   }
 
   /** Every way a call of `stage` can fail, as the kind the engine acts on (connectors/http.ts decides). */

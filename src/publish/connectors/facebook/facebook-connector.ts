@@ -30,7 +30,7 @@ import type {
 import type { ConnectionDetails, ConnectorContext, MediaSource, OpenConnector } from '../../connector.js';
 import type { PlatformAnswer } from '../../platform-http.js';
 import { graphVersionOf, metaLimitOf, ruploadRootOf, videoRootOf } from '../meta/graph.js';
-import { SignInExpired, TokenKeeper, tokensOf } from '../oauth-tokens.js';
+import { connectionToken } from '../oauth-tokens.js';
 import { FacebookApi, type FacebookStage, NotForFacebook } from './facebook-api.js';
 import { FACEBOOK_AUTH_ROOT } from './facebook-oauth.js';
 import { feedForm, mediaMessage, permalinkOf, placeOf, shapeOf } from './facebook-post.js';
@@ -95,34 +95,21 @@ class FacebookPublisher implements Publisher {
     const version = graphVersionOf(connection.settings);
     const root = connection.endpoint.replace(/\/+$/, '');
     this.page = encodeURIComponent(connection.accountId);
-    let token: () => Promise<string>;
-    let known: string[] = [connection.secret];
-    try {
-      const keeper = new TokenKeeper({
-        secret: connection.secret,
-        hooks: async () => (await import('./facebook-oauth.js')).facebookOAuth,
-        authRoot:
-          typeof connection.settings.authRoot === 'string'
-            ? connection.settings.authRoot
-            : FACEBOOK_AUTH_ROOT,
-        platform: 'Facebook',
-        context,
-      });
-      token = () => keeper.token();
-      known = [...known, tokensOf(connection.secret).accessToken];
-    } catch (error) {
-      // Not the tokens of a sign-in: every step asks for a reconnect, with the reason.
-      const expired = new SignInExpired((error as Error).message);
-      token = () => Promise.reject(expired);
-    }
+    // A Page token does not expire and Meta has no refresh token: nothing to renew after a refusal.
+    const { token, secrets } = connectionToken(connection, {
+      hooks: async () => (await import('./facebook-oauth.js')).facebookOAuth,
+      authRoot: FACEBOOK_AUTH_ROOT,
+      platform: 'Facebook',
+      context,
+    });
     this.api = new FacebookApi(
       `${root}/${version}`,
       `${videoRootOf(root)}/${version}`,
       `${ruploadRootOf(root)}/video-upload/${version}`,
       connection.account,
-      token,
+      { token: () => token.token() },
       context,
-      [...known, context.oauthClient?.()?.clientSecret ?? ''],
+      secrets,
     );
   }
 

@@ -65,7 +65,7 @@ export class TikTokApi {
       'POST',
       path,
       body === undefined ? undefined : () => JSON.stringify(body),
-      { 'content-type': 'application/json; charset=UTF-8' },
+      { headers: { 'content-type': 'application/json; charset=UTF-8' } },
     );
     if (tiktokErrorOf(answer)?.code !== 'ok') throw new PlatformRefusal(answer);
     const data = (answer.json as { data?: unknown }).data;

@@ -39,9 +39,11 @@ export async function startSession(
     '/upload/youtube/v3/videos?uploadType=resumable&part=snippet,status',
     () => JSON.stringify(resource),
     {
-      'content-type': 'application/json; charset=UTF-8',
-      'x-upload-content-length': String(file.size),
-      'x-upload-content-type': file.type,
+      headers: {
+        'content-type': 'application/json; charset=UTF-8',
+        'x-upload-content-length': String(file.size),
+        'x-upload-content-type': file.type,
+      },
     },
   );
   const location = headerValue(answer.headers, 'location');
@@ -64,7 +66,7 @@ async function put(
   headers: Record<string, string>,
 ): Promise<SessionState> {
   try {
-    const answer = await api.call('PUT', session, () => body, headers);
+    const answer = await api.call('PUT', session, () => body, { headers });
     const video = (answer.json ?? {}) as Record<string, unknown>;
     if (typeof video.id !== 'string') throw new PlatformRefusal({ ...answer, status: 502 });
     return { done: true, video };
