@@ -34,7 +34,7 @@ import type {
 import type { ConnectionDetails, ConnectorContext, OpenConnector } from '../../connector.js';
 import type { PlatformAnswer } from '../../platform-http.js';
 import { graphErrorOf, metaLimitOf } from '../meta/graph.js';
-import { SignInExpired, TokenKeeper, tokensOf } from '../oauth-tokens.js';
+import { connectionToken } from '../oauth-tokens.js';
 import { THREADS_API_VERSION } from './threads-account.js';
 import { NotForThreads, ThreadsApi, ThreadsRefusal, type ThreadsStage } from './threads-api.js';
 import { THREADS_AUTH_ROOT } from './threads-oauth.js';
@@ -95,26 +95,18 @@ class ThreadsPublisher implements Publisher {
     private readonly context: ConnectorContext,
   ) {
     const root = connection.endpoint.replace(/\/+$/, '');
-    let known = [connection.secret];
-    let keeper: ConstructorParameters<typeof ThreadsApi>[2];
-    try {
-      const held = new TokenKeeper({
-        secret: connection.secret,
-        hooks: async () => (await import('./threads-oauth.js')).threadsOAuth,
-        authRoot:
-          typeof connection.settings.authRoot === 'string' ? connection.settings.authRoot : THREADS_AUTH_ROOT,
-        platform: 'Threads',
-        renewAheadMs: THREADS_RENEW_AHEAD_MS,
-        context,
-      });
-      keeper = { token: () => held.token(), refused: (token) => held.refused(token) };
-      known = [...known, tokensOf(connection.secret).accessToken];
-    } catch (error) {
-      // Not the tokens of a sign-in: every step asks for a reconnect, with the reason.
-      const expired = new SignInExpired((error as Error).message);
-      keeper = { token: () => Promise.reject(expired), refused: () => Promise.reject(expired) };
-    }
-    const secrets = () => [...known, context.oauthClient?.()?.clientSecret ?? ''];
+    const { token, secrets } = connectionToken(connection, {
+      hooks: async () => (await import('./threads-oauth.js')).threadsOAuth,
+      authRoot: THREADS_AUTH_ROOT,
+      platform: 'Threads',
+      renewAheadMs: THREADS_RENEW_AHEAD_MS,
+      context,
+    });
+    // A renewal that fails keeps Meta's own refusal (code 190 and its reason) for the classification.
+    const keeper = {
+      token: () => token.token(),
+      refused: (refused: string) => token.refused(refused).catch(() => refused),
+    };
     this.api = new ThreadsApi(`${root}/${THREADS_API_VERSION}`, connection.account, keeper, context, secrets);
   }
 
@@ -174,7 +166,7 @@ class ThreadsPublisher implements Publisher {
         text: job.comment,
         reply_to_id: job.externalId,
       });
-      const created = await this.api.call('POST', '/me/threads', form);
+      const created = await this.api.call('POST', '/me/threads', () => form);
       const containerId = idOf(created.json);
       if (!containerId) throw new NotForThreads('Threads answered the reply container without an id.');
       const status = await this.status(containerId);
@@ -230,12 +222,13 @@ class ThreadsPublisher implements Publisher {
     const children: string[] = [];
     if (media.length > 1) {
       for (const file of media) {
-        const child = idOf((await this.api.call('POST', '/me/threads', childForm(file))).json);
+        const child = idOf((await this.api.call('POST', '/me/threads', () => childForm(file))).json);
         if (!child) throw new NotForThreads('Threads answered a carousel item without an id.');
         children.push(child);
       }
     }
-    const answer = await this.api.call('POST', '/me/threads', postForm(job, media, children));
+    const form = postForm(job, media, children);
+    const answer = await this.api.call('POST', '/me/threads', () => form);
     const containerId = idOf(answer.json);
     if (!containerId) throw new NotForThreads('Threads answered the container without an id: publish again.');
     return { step, containerId, sinceMs: this.now(), checks: 0 };
@@ -333,7 +326,7 @@ class ThreadsPublisher implements Publisher {
     const answer = await this.api.call(
       'POST',
       '/me/threads_publish',
-      new URLSearchParams({ creation_id: containerId }),
+      () => new URLSearchParams({ creation_id: containerId }),
     );
     const id = idOf(answer.json);
     let url: string | null = null;
