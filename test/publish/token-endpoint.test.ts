@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { metaTokenCall } from '../../src/publish/connectors/meta/meta-token.js';
-import { callTokenEndpoint } from '../../src/publish/connectors/token-endpoint.js';
+import { callTokenEndpoint, signedInGet } from '../../src/publish/connectors/token-endpoint.js';
 
 interface Seen {
   method: string;
@@ -171,5 +171,25 @@ describe('metaTokenCall', () => {
     expect(await call(['s3cr3t'])).toMatch(
       /^Example did not accept the code \(.*This authorization code has been used\./,
     );
+  });
+});
+
+describe('signedInGet', () => {
+  it('GETs with the token as a bearer and answers whatever the status; an unreachable host says to check --api-root', async () => {
+    next = { status: 403, body: { error: 'nope' } };
+    const answer = await signedInGet(`${root}/me?fields=id`, 'tok-123456', base.http);
+    expect(answer.status).toBe(403);
+    expect(seen.at(-1)).toMatchObject({
+      method: 'GET',
+      url: '/me?fields=id',
+      authorization: 'Bearer tok-123456',
+    });
+    const message = await signedInGet(
+      'http://127.0.0.1:9/me?access_token=tok-123456',
+      'tok-123456',
+      base.http,
+    ).catch((error: Error) => error.message);
+    expect(message).toMatch(/^Could not reach http:\/\/127\.0\.0\.1:9 \(.+\): check --api-root\.$/);
+    expect(message).not.toContain('tok-123456');
   });
 });

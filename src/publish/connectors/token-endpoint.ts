@@ -113,3 +113,33 @@ export async function callTokenEndpoint(call: TokenEndpointCall): Promise<OAuthT
   }
   throw new Error(call.refusal(said));
 }
+
+/**
+ * A GET with a sign-in's access token, for `connect`'s checks (the identities, the account): the answer
+ * whatever its status, or an Error saying the platform could not be reached at that address (check
+ * `--api-root`), holding none of `secrets` (the token is one).
+ */
+export async function signedInGet(
+  url: string,
+  token: string,
+  http: Partial<OAuthHttp>,
+  secrets: readonly string[] = [token],
+): Promise<PlatformAnswer> {
+  try {
+    return await callPlatform(url, {
+      method: 'GET',
+      headers: {
+        authorization: `Bearer ${token}`,
+        accept: 'application/json',
+        'user-agent': http.userAgent ?? 'social-publisher-mcp',
+      },
+      timeoutMs: http.timeoutMs ?? 15_000,
+      secrets,
+    });
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new Error(
+      `Could not reach ${new URL(url).origin} (${hideSecrets(detail, secrets)}): check --api-root.`,
+    );
+  }
+}

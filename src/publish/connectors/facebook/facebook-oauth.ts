@@ -19,10 +19,11 @@
  *
  * The app secret, the code and the tokens never appear in an error message.
  */
-import { callPlatform, hideSecrets, type PlatformAnswer } from '../../platform-http.js';
+import { hideSecrets } from '../../platform-http.js';
 import { GRAPH_API_ROOT, GRAPH_API_VERSION, graphOrigin, graphSaid } from '../meta/graph.js';
 import { metaTokenCall } from '../meta/meta-token.js';
 import type { OAuthHooks, OAuthHttp, OAuthIdentity, OAuthTokens } from '../module.js';
+import { signedInGet } from '../token-endpoint.js';
 
 /**
  * What the connector needs (docs/pages-api/posts): list the Pages and read their tokens
@@ -77,24 +78,7 @@ type Http = Partial<OAuthHttp>;
 
 /** A GET of the Graph API with a user token; a non-200 answer rejects with Meta's words. */
 async function graphGet(url: string, token: string, http: Http, what: string) {
-  let answer: PlatformAnswer;
-  try {
-    answer = await callPlatform(url, {
-      method: 'GET',
-      headers: {
-        authorization: `Bearer ${token}`,
-        accept: 'application/json',
-        'user-agent': http.userAgent ?? 'social-publisher-mcp',
-      },
-      timeoutMs: http.timeoutMs ?? 15_000,
-      secrets: [token],
-    });
-  } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
-    throw new Error(
-      `Could not reach ${new URL(url).origin} (${hideSecrets(detail, [token])}): check --api-root.`,
-    );
-  }
+  const answer = await signedInGet(url, token, http);
   if (answer.status === 200) return (answer.json ?? {}) as Record<string, unknown>;
   const said = hideSecrets(graphSaid(answer), [token]);
   if (/code 190\b|code 102\b/.test(said) || answer.status === 401) {

@@ -11,11 +11,12 @@
  */
 import { type Capabilities, PLATFORM_CAPABILITIES } from '../../../domain/capabilities.js';
 import type { VerifiedConnection } from '../../connector.js';
-import { callPlatform, hideSecrets, type PlatformAnswer } from '../../platform-http.js';
+import { hideSecrets } from '../../platform-http.js';
 import { googleErrorOf, googleHooks, googleSaid } from '../google/google-errors.js';
 import { googleOAuth } from '../google/google-oauth.js';
 import type { ConnectInput, OAuthHooks, OAuthHttp, OAuthIdentity } from '../module.js';
 import { tokensSecret } from '../oauth-tokens.js';
+import { signedInGet } from '../token-endpoint.js';
 
 export const BUSINESS_SCOPE = 'https://www.googleapis.com/auth/business.manage';
 export const BUSINESS_API_ROOT = 'https://mybusiness.googleapis.com';
@@ -77,24 +78,7 @@ async function googleGet(
   http: Http,
   what: string,
 ): Promise<Record<string, unknown>> {
-  let answer: PlatformAnswer;
-  try {
-    answer = await callPlatform(url, {
-      method: 'GET',
-      headers: {
-        authorization: `Bearer ${token}`,
-        accept: 'application/json',
-        'user-agent': http.userAgent ?? 'social-publisher-mcp',
-      },
-      timeoutMs: http.timeoutMs ?? 15_000,
-      secrets: [token],
-    });
-  } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
-    throw new Error(
-      `Could not reach Google at ${new URL(url).origin} (${hideSecrets(detail, [token])}): check --api-root.`,
-    );
-  }
+  const answer = await signedInGet(url, token, http);
   if (answer.status === 200 && answer.json && typeof answer.json === 'object') {
     return answer.json as Record<string, unknown>;
   }

@@ -20,11 +20,12 @@
  * No PKCE: Meta documents none for either; the program is a confidential client (the app secret). The
  * app secret, the code and the tokens never appear in an error message.
  */
-import { callPlatform, hideSecrets, type PlatformAnswer } from '../../platform-http.js';
+import { hideSecrets } from '../../platform-http.js';
 import { facebookOAuth } from '../facebook/facebook-oauth.js';
 import { GRAPH_API_VERSION, graphOrigin, graphSaid } from '../meta/graph.js';
 import { metaTokenCall } from '../meta/meta-token.js';
 import type { OAuthHooks, OAuthHttp, OAuthTokens } from '../module.js';
+import { signedInGet } from '../token-endpoint.js';
 
 /**
  * Facebook Login's permissions for Instagram (…/instagram-api-with-facebook-login, "Permissions"):
@@ -73,24 +74,7 @@ export interface LinkedAccount {
 
 /** A GET of the Graph API with a user token; a non-200 answer rejects with Meta's words. */
 async function graphGet(url: string, token: string, http: Http): Promise<Record<string, unknown>> {
-  let answer: PlatformAnswer;
-  try {
-    answer = await callPlatform(url, {
-      method: 'GET',
-      headers: {
-        authorization: `Bearer ${token}`,
-        accept: 'application/json',
-        'user-agent': http.userAgent ?? 'social-publisher-mcp',
-      },
-      timeoutMs: http.timeoutMs ?? 15_000,
-      secrets: [token],
-    });
-  } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
-    throw new Error(
-      `Could not reach ${new URL(url).origin} (${hideSecrets(detail, [token])}): check --api-root.`,
-    );
-  }
+  const answer = await signedInGet(url, token, http);
   if (answer.status === 200) return (answer.json ?? {}) as Record<string, unknown>;
   const said = hideSecrets(graphSaid(answer), [token]);
   if (/code (190|102)\b/.test(said) || answer.status === 401) {

@@ -19,6 +19,7 @@
  */
 import { callPlatform, hideSecrets, type PlatformAnswer } from '../../platform-http.js';
 import type { OAuthHooks, OAuthHttp, OAuthIdentity, OAuthTokens } from '../module.js';
+import { signedInGet } from '../token-endpoint.js';
 import {
   PINTEREST_API_ROOT,
   PINTEREST_AUTH_ROOT,
@@ -145,22 +146,7 @@ export async function pinterestGet(
   http: Http,
   what: string,
 ): Promise<Record<string, unknown>> {
-  let answer: PlatformAnswer;
-  try {
-    answer = await callPlatform(`${apiRoot}${path}`, {
-      method: 'GET',
-      headers: {
-        authorization: `Bearer ${token}`,
-        accept: 'application/json',
-        'user-agent': http.userAgent ?? 'social-publisher-mcp',
-      },
-      timeoutMs: http.timeoutMs ?? 15_000,
-      secrets: [token],
-    });
-  } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
-    throw new Error(`Could not reach ${apiRoot} (${hideSecrets(detail, [token])}): check --api-root.`);
-  }
+  const answer = await signedInGet(`${apiRoot}${path}`, token, http);
   if (answer.status === 200) return (answer.json ?? {}) as Record<string, unknown>;
   const said = hideSecrets(pinterestSaid(answer), [token]);
   if (answer.status === 401) {

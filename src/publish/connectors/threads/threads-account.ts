@@ -6,10 +6,11 @@
 import { type Capabilities, PLATFORM_CAPABILITIES } from '../../../domain/capabilities.js';
 import { threadsLength } from '../../../domain/preflight.js';
 import type { VerifiedConnection } from '../../connector.js';
-import { callPlatform, hideSecrets, type PlatformAnswer } from '../../platform-http.js';
+import { hideSecrets } from '../../platform-http.js';
 import { graphOrigin, graphSaid, metaHooks } from '../meta/graph.js';
 import type { ConnectInput } from '../module.js';
 import { tokensSecret } from '../oauth-tokens.js';
+import { signedInGet } from '../token-endpoint.js';
 
 /** The Threads API's version (developers.facebook.com/documentation/threads: every path is /v1.0). */
 export const THREADS_API_VERSION = 'v1.0';
@@ -48,22 +49,7 @@ export async function verifyThreads(input: ConnectInput): Promise<VerifiedConnec
   const apiRoot = graphOrigin(input.endpoint, 'API');
   const token = input.tokens?.accessToken ?? input.secret;
   const url = `${apiRoot}/${THREADS_API_VERSION}/me?fields=id,username`;
-  let answer: PlatformAnswer;
-  try {
-    answer = await callPlatform(url, {
-      method: 'GET',
-      headers: {
-        authorization: `Bearer ${token}`,
-        accept: 'application/json',
-        'user-agent': input.userAgent,
-      },
-      timeoutMs: input.timeoutMs,
-      secrets: [token],
-    });
-  } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
-    throw new Error(`Could not reach ${apiRoot} (${hideSecrets(detail, [token])}): check --api-root.`);
-  }
+  const answer = await signedInGet(url, token, input);
   const found = (answer.json ?? {}) as { id?: unknown; username?: unknown };
   if (answer.status !== 200 || typeof found.id !== 'string' || typeof found.username !== 'string') {
     throw new Error(
