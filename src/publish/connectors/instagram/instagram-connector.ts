@@ -35,6 +35,7 @@ import type {
   StepOutcome,
 } from '../../../ports.js';
 import type { ConnectionDetails, ConnectorContext, OpenConnector } from '../../connector.js';
+import { containerPending, publishContainer } from '../meta/containers.js';
 import { graphErrorOf, graphVersionOf, metaLimitOf, stillProcessing } from '../meta/graph.js';
 import { connectionToken } from '../oauth-tokens.js';
 import { PlatformApi, PlatformRefusal } from '../platform-api.js';
@@ -53,10 +54,6 @@ const HOUR_MS = 3_600_000;
 export const INSTAGRAM_PREPARE_LEAD_MS = HOUR_MS;
 /** A container is used this long after its creation, an hour short of Meta's 24. */
 export const INSTAGRAM_CONTAINER_KEPT_MS = 23 * HOUR_MS;
-/** The first check of a processing container, then half as long again each time, up to the longest. */
-const CHECK_MS = { first: 10_000, longest: 60_000 };
-/** How long a container may stay IN_PROGRESS before the delivery fails (a long Reel takes minutes). */
-const PROCESSING_DEADLINE_MS = 30 * 60_000;
 
 type Stage = 'container' | 'read' | 'quota' | 'publish' | 'comment';
 
@@ -282,35 +279,12 @@ class InstagramPublisher implements Publisher {
     };
   }
 
-  private async publish(containerId: string): Promise<PublishOutcome> {
-    const answer = await this.api.call(
-      'POST',
-      `/${this.user}/media_publish`,
-      () => new URLSearchParams({ creation_id: containerId }),
-    );
-    const id = idOf(answer.json);
-    let url: string | null = null;
-    if (id) {
-      try {
-        const read = await this.api.call('GET', `/${encodeURIComponent(id)}?fields=permalink`);
-        const permalink = (read.json as { permalink?: unknown } | undefined)?.permalink;
-        if (typeof permalink === 'string' && /^https:\/\//.test(permalink)) url = permalink;
-      } catch {
-        // The post is published: a permalink that cannot be read leaves it without a URL.
-      }
-    }
-    return { ok: true, externalId: id, url, ...metaLimitOf(answer.headers, this.now()) };
+  private publish(containerId: string): Promise<PublishOutcome> {
+    return publishContainer(this.api, `/${this.user}/media_publish`, containerId, this.now());
   }
 
   private pending(state: InstagramState): PendingOutcome {
-    const wait = Math.min(CHECK_MS.first * 1.5 ** state.checks, CHECK_MS.longest);
-    return {
-      ok: 'pending',
-      state: { ...state },
-      checkAtMs: this.now() + Math.round(wait),
-      reason: 'Instagram is processing the media of the post.',
-      deadlineAtMs: state.sinceMs + PROCESSING_DEADLINE_MS,
-    };
+    return containerPending({ ...state }, 'Instagram', this.now());
   }
 }
 

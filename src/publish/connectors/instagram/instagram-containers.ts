@@ -8,6 +8,7 @@
 import type { DeliveryJob } from '../../../ports.js';
 import type { ConnectorContext } from '../../connector.js';
 import type { PlatformAnswer } from '../../platform-http.js';
+import { idOf } from '../meta/containers.js';
 import { NotForPlatform, type PlatformApi } from '../platform-api.js';
 import { checkPost, childForm, type InstagramMedia, isVideo, postForm } from './instagram-post.js';
 
@@ -37,10 +38,7 @@ export function readState(state: DeliveryJob['state']): InstagramState | undefin
   };
 }
 
-export const idOf = (json: unknown): string | null => {
-  const value = (json as Record<string, unknown> | undefined)?.id;
-  return typeof value === 'string' && value ? value : null;
-};
+export { idOf };
 
 /** A container's `status_code` (IN_PROGRESS, FINISHED, ERROR, EXPIRED, PUBLISHED) and its `status`. */
 export type Status = { code: string; said: string | undefined; answer: PlatformAnswer };

@@ -33,6 +33,7 @@ import type {
 } from '../../../ports.js';
 import type { ConnectionDetails, ConnectorContext, OpenConnector } from '../../connector.js';
 import type { PlatformAnswer } from '../../platform-http.js';
+import { containerPending, idOf, publishContainer } from '../meta/containers.js';
 import { graphErrorOf, metaLimitOf } from '../meta/graph.js';
 import { connectionToken } from '../oauth-tokens.js';
 import { THREADS_API_VERSION } from './threads-account.js';
@@ -45,16 +46,12 @@ const HOUR_MS = 3_600_000;
 export const THREADS_PREPARE_LEAD_MS = HOUR_MS;
 /** A container is used this long after its creation, an hour short of Meta's 24. */
 export const THREADS_CONTAINER_KEPT_MS = 23 * HOUR_MS;
-/** The first check of a processing container, then half as long again each time, up to the longest. */
-const CHECK_MS = { first: 10_000, longest: 60_000 };
 /**
  * The 60-day token is renewed once 30 days are left (…/threads/get-started/long-lived-tokens: a token
  * at least 24 hours old and unexpired can be refreshed; one left unrefreshed dies at 60 days): any post
  * of the second month keeps the channel signed in.
  */
 export const THREADS_RENEW_AHEAD_MS = 30 * 24 * HOUR_MS;
-/** How long a container may stay IN_PROGRESS before the delivery fails. */
-const PROCESSING_DEADLINE_MS = 30 * 60_000;
 
 /** What the steps store (JSON in the store, read by any process). */
 export interface ThreadsState {
@@ -75,11 +72,6 @@ function readState(state: DeliveryJob['state']): ThreadsState | undefined {
     checks: typeof value.checks === 'number' ? value.checks : 0,
   };
 }
-
-const idOf = (json: unknown): string | null => {
-  const value = (json as Record<string, unknown> | undefined)?.id;
-  return typeof value === 'string' && value ? value : null;
-};
 
 type Status = { status: string; message: string | undefined; answer: PlatformAnswer };
 
@@ -322,35 +314,12 @@ class ThreadsPublisher implements Publisher {
     };
   }
 
-  private async publish(containerId: string): Promise<PublishOutcome> {
-    const answer = await this.api.call(
-      'POST',
-      '/me/threads_publish',
-      () => new URLSearchParams({ creation_id: containerId }),
-    );
-    const id = idOf(answer.json);
-    let url: string | null = null;
-    if (id) {
-      try {
-        const read = await this.api.call('GET', `/${encodeURIComponent(id)}?fields=permalink`);
-        const permalink = (read.json as { permalink?: unknown } | undefined)?.permalink;
-        if (typeof permalink === 'string' && /^https:\/\//.test(permalink)) url = permalink;
-      } catch {
-        // The post is published: a permalink that cannot be read leaves it without a URL.
-      }
-    }
-    return { ok: true, externalId: id, url, ...metaLimitOf(answer.headers, this.now()) };
+  private publish(containerId: string): Promise<PublishOutcome> {
+    return publishContainer(this.api, '/me/threads_publish', containerId, this.now());
   }
 
   private pending(state: ThreadsState): PendingOutcome {
-    const wait = Math.min(CHECK_MS.first * 1.5 ** state.checks, CHECK_MS.longest);
-    return {
-      ok: 'pending',
-      state: { ...state },
-      checkAtMs: this.now() + Math.round(wait),
-      reason: 'Threads is processing the media of the post.',
-      deadlineAtMs: state.sinceMs + PROCESSING_DEADLINE_MS,
-    };
+    return containerPending({ ...state }, 'Threads', this.now());
   }
 }
 
