@@ -261,11 +261,11 @@ describe('Instagram: containers and the quota', () => {
     expect(publishes()).toHaveLength(0);
   });
 
-  it('a spent publishing quota refuses the post before the publish, saying so', async () => {
+  it('a spent publishing quota holds the post before the publish, an hour at a time, saying so', async () => {
     await start({ quotaTotal: 1 });
     expect(await publisher.deliver(job())).toMatchObject({ ok: true });
     const outcome = await publisher.deliver(job());
-    expect(outcome).toMatchObject({ ok: false, kind: 'refused' });
+    expect(outcome).toMatchObject({ ok: false, kind: 'rate_limited', retryAfterMs: 3_600_000 });
     expect(outcome).toMatchObject({ reason: expect.stringContaining('1 of 1 posts in the last 24 hours') });
     expect(publishes()).toHaveLength(1);
     nowMs += 24 * 3_600_000 + 1;

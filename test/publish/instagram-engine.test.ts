@@ -100,7 +100,7 @@ function scheduler(timeoutMs = 2_000) {
   });
 }
 
-async function postImage(schedule?: { dueAtMs: number }) {
+async function postImage(schedule?: { dueAtMs: number }, caption = 'A cup of the new roast') {
   const { store } = rt.runtime;
   const brandId = (await store.findBrandIdByTitle('Acme'))!;
   const user = (await store.onlyUser())!;
@@ -116,7 +116,7 @@ async function postImage(schedule?: { dueAtMs: number }) {
     ...(schedule
       ? { publishMode: 'SCHEDULE', scheduledAt: formatLocalTime(schedule.dueAtMs, 'Europe/London') }
       : { publishMode: 'IMMEDIATE' }),
-    caption: 'A cup of the new roast',
+    caption,
     media: [{ id: mediaId }],
   });
   return { mediaId, read: () => service.getPost({ brandId, postId: id! }) };
@@ -245,4 +245,57 @@ it('an Instagram Login channel is renewed ahead of its post with the INSTAGRAM a
   } finally {
     await connectors.close();
   }
+});
+
+it('a spent publishing quota holds the post, and pre-flight then tells the next post of that account', async () => {
+  await instagram.close();
+  instagram = await startInstagramServer({ now: () => rt.clock.now(), processingMs: 0, quotaTotal: 1 });
+  await rt.runtime.store.connections.save(
+    (await rt.runtime.store.listChannels(1, { limit: 1, offset: 0 }))[0]!.id,
+    {
+      ...(await rt.runtime.store.connections.find(
+        (
+          await rt.runtime.store.listChannels(1, { limit: 1, offset: 0 })
+        )[0]!.id,
+      ))!,
+      endpoint: instagram.url,
+    },
+    rt.clock.now() + 1,
+  );
+  const engine = scheduler();
+  const settle = async (
+    post: Awaited<ReturnType<typeof postImage>>,
+    done: (status: string, reason: string | null) => boolean,
+  ) => {
+    for (let turn = 0; turn < 20; turn++) {
+      await engine.runOnce();
+      const delivery = (await post.read()).deliveries[0]!;
+      if (done(delivery.status, delivery.reason)) return;
+      rt.clock.advance(15_000);
+    }
+  };
+  const first = await postImage();
+  await settle(first, (status) => status === 'sent');
+  expect((await first.read()).status).toBe('published');
+  const second = await postImage(undefined, 'A second cup');
+  await settle(second, (_status, reason) => reason?.includes('publishing limit') === true);
+  const held = (await second.read()).deliveries[0]!;
+  expect(held.reason).toContain('publishing limit');
+  expect(held.retryAt).not.toBeNull();
+  expect(publishes()).toHaveLength(1);
+  const { store } = rt.runtime;
+  const brandId = (await store.findBrandIdByTitle('Acme'))!;
+  const service = new LocalPublishingService(rt.runtime, (await store.onlyUser())!);
+  const collections = await store.listCollections(brandId, { limit: 10, offset: 0 });
+  const dry = await service.createPost({
+    brandId,
+    collectionId: collections[0]!.id,
+    publishMode: 'IMMEDIATE',
+    caption: 'And another',
+    media: [{ id: second.mediaId }],
+    dryRun: true,
+  } as Parameters<typeof service.createPost>[0]);
+  expect(JSON.stringify(dry)).toMatch(
+    /Instagram said this account has nothing left of its limit or quota until/,
+  );
 });

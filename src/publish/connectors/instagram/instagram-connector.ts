@@ -257,7 +257,7 @@ class InstagramPublisher implements Publisher {
   /**
    * The account's publishing limit (ig-user/content_publishing_limit: posts in a rolling 24 hours, a
    * carousel counting once; Meta's reference shows 50 and others report 25 or 100, so it is read, never
-   * assumed): a refusal that says so when it is spent, else undefined.
+   * assumed): a wait that says so when it is spent, else undefined.
    */
   private async quotaSpent(): Promise<FailedOutcome | undefined> {
     const answer = await this.api.call(
@@ -272,10 +272,13 @@ class InstagramPublisher implements Publisher {
     const total = Number(entry?.config?.quota_total);
     if (!Number.isFinite(used) || !Number.isFinite(total) || total <= 0 || used < total) return undefined;
     const hours = Math.round(Number(entry?.config?.quota_duration ?? 86_400) / 3_600) || 24;
+    // Meta says how many were published, not when the window frees: the post waits an hour at a time,
+    // and the engine holds the account's other posts meanwhile (pre-flight tells new posts so).
     return {
       ok: false,
-      kind: 'refused',
-      reason: `Instagram's publishing limit of ${this.api.account} is spent: ${used} of ${total} posts in the last ${hours} hours (Meta's content_publishing_limit). Publish this post again once earlier posts are more than ${hours} hours old.`,
+      kind: 'rate_limited',
+      retryAfterMs: 3_600_000,
+      reason: `Instagram's publishing limit of ${this.api.account} is spent: ${used} of ${total} posts in the last ${hours} hours (Meta's content_publishing_limit). The post waits until Instagram allows more.`,
     };
   }
 
