@@ -43,7 +43,7 @@ export const Comment = z.strictObject({
     .int()
     .min(0)
     .max(COMMENT_DELAY_MAX_SECONDS)
-    .describe('Seconds after publishing before the comment is posted (at most a year, 31536000)'),
+    .describe('Seconds after publishing (at most 31536000, a year)'),
 });
 
 export const MediaElement = z
@@ -82,10 +82,8 @@ export const PlatformOverrides = z.strictObject({
     .strictObject({
       caption: OwnCaption,
       tags: z.array(text({ max: 500 })).optional(),
-      privacy: z
-        .enum(['public', 'unlisted', 'private'])
-        .optional()
-        .describe("Who may watch the video (YouTube's privacyStatus); default public"),
+      // Default public (as YouTube's privacyStatus).
+      privacy: z.enum(['public', 'unlisted', 'private']).optional(),
       playlists: z
         .array(
           z.strictObject({
@@ -127,13 +125,11 @@ export const PostPayload = z.strictObject({
     ),
   caption: text({ max: 3000 }).optional().describe('Post text; required unless poll is set'),
   poll: Poll.optional().describe('Poll or quiz (LinkedIn, X/Twitter, Telegram, Threads, Mastodon, Bluesky)'),
-  title: text({ max: 255 })
-    .optional()
-    .describe('Title for platforms that have titles (YouTube, Pinterest, ...)'),
+  title: text({ max: 255 }).optional().describe('Title where posts have one (YouTube, Pinterest, ...)'),
   alt: text({ max: 255 }).optional().describe('Accessibility text for the media'),
   link: httpUrl(1000).optional().describe('URL attached to the post'),
   scheduledAt: ScheduledAt.optional(),
-  postAsStory: z.boolean().optional().describe('Publish as a Story on Instagram and Facebook channels'),
+  postAsStory: z.boolean().optional().describe('As a Story on Instagram and Facebook channels'),
   comment: Comment.optional().describe('Auto-comment posted delay seconds after publishing'),
   media: z.array(MediaElement).optional(),
   platforms: PlatformOverrides.optional().describe(
