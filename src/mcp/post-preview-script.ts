@@ -1,54 +1,20 @@
 /**
- * The post preview page's script, as text: the apps' postMessage protocol (JSON-RPC 2.0 with the host:
- * `ui/initialize`, then `ui/notifications/initialized`; the host's tool-input, tool-result and
- * host-context-changed notifications; `tools/call` for the buttons; size-changed as the page grows) and
- * the rendering of the preview that the server computed (post-preview.ts): the page counts nothing.
+ * The post preview page's script, as text: the apps' postMessage protocol (app-script.ts: the host's
+ * tool-result notification; `tools/call` for the buttons) and the rendering of the preview that the
+ * server computed (post-preview.ts): the page counts nothing.
  * Every value from the server is written with textContent, never as HTML.
  *
  * Written without template literals: it is itself one (String.raw, so its backslashes stay as written).
  */
+import { APP_PROTOCOL_SCRIPT } from './app-script.js';
+
 export const POST_PREVIEW_SCRIPT = String.raw`
 (function () {
   'use strict';
   var KEY = 'social-publisher/post-preview';
-  var nextId = 1;
-  var pending = {};
+${APP_PROTOCOL_SCRIPT}
   var preview = null;
   var busy = false;
-
-  function post(message) { window.parent.postMessage(message, '*'); }
-  function request(method, params) {
-    var id = nextId++;
-    post({ jsonrpc: '2.0', id: id, method: method, params: params });
-    return new Promise(function (resolve, reject) { pending[id] = { resolve: resolve, reject: reject }; });
-  }
-  function notify(method, params) { post({ jsonrpc: '2.0', method: method, params: params || {} }); }
-
-  function el(tag, attrs, children) {
-    var node = document.createElement(tag);
-    Object.keys(attrs || {}).forEach(function (name) {
-      if (name === 'text') node.textContent = attrs.text;
-      else if (name === 'className') node.className = attrs.className;
-      else if (name === 'onclick') node.addEventListener('click', attrs.onclick);
-      else node.setAttribute(name, attrs[name]);
-    });
-    (children || []).forEach(function (child) { if (child) node.appendChild(child); });
-    return node;
-  }
-
-  function applyContext(context) {
-    if (!context) return;
-    var root = document.documentElement;
-    if (context.theme) { root.dataset.theme = context.theme; root.style.colorScheme = context.theme; }
-    var styles = context.styles || {};
-    var variables = styles.variables || {};
-    Object.keys(variables).forEach(function (name) {
-      if (variables[name]) root.style.setProperty(name, variables[name]);
-    });
-    if (styles.css && styles.css.fonts && !document.getElementById('host-fonts')) {
-      document.head.appendChild(el('style', { id: 'host-fonts', text: styles.css.fonts }));
-    }
-  }
 
   var OUTCOME = { fail: 'will fail', skip: 'skipped', change: 'changed', send: 'will send' };
   var POLL_AS = {
@@ -124,14 +90,6 @@ export const POST_PREVIEW_SCRIPT = String.raw`
   function localInput(scheduledAt) { return scheduledAt ? scheduledAt.replace(' ', 'T') : ''; }
   function wallClock(value) { var text = value.replace('T', ' '); return text.length === 16 ? text + ':00' : text; }
 
-  function setStatus(text, error) {
-    var status = document.getElementById('status');
-    if (!status) return;
-    status.textContent = text;
-    status.className = error ? 'error' : '';
-    status.setAttribute('role', error ? 'alert' : 'status');
-  }
-
   function callTool(action, extra) {
     if (busy) return;
     busy = true;
@@ -143,7 +101,7 @@ export const POST_PREVIEW_SCRIPT = String.raw`
     setStatus('Asking the host to call ' + action.name + '\u2026');
     var args = Object.assign({}, action.arguments, extra || {});
     request('tools/call', { name: action.name, arguments: args }).then(function (result) {
-      var text = (result.content || []).filter(function (b) { return b.type === 'text'; }).map(function (b) { return b.text; }).join('\n');
+      var text = textOf(result);
       busy = false;
       var next = result._meta && result._meta[KEY];
       if (next && !result.isError) render(next);
@@ -199,59 +157,15 @@ export const POST_PREVIEW_SCRIPT = String.raw`
   function showResult(result) {
     var data = result && result._meta && result._meta[KEY];
     if (data) { render(data); return; }
-    var text = ((result && result.content) || []).filter(function (b) { return b.type === 'text'; }).map(function (b) { return b.text; }).join('\n');
+    var text = textOf(result);
     var app = document.getElementById('app');
     app.textContent = '';
     app.appendChild(el('p', { className: result && result.isError ? 'detail' : 'muted', role: 'status', text: text || 'Nothing to preview.' }));
   }
 
-  var handlers = {
+  startApp('social-publisher-post-preview', {
     'ui/notifications/tool-result': showResult,
-    'ui/notifications/host-context-changed': applyContext,
     'ui/notifications/tool-cancelled': function () { if (!preview) showResult({ content: [{ type: 'text', text: 'The call was cancelled.' }] }); }
-  };
-
-  window.addEventListener('message', function (event) {
-    if (event.source !== window.parent) return;
-    var message = event.data;
-    if (!message || message.jsonrpc !== '2.0') return;
-    if (message.method === undefined) {
-      var waiting = pending[message.id];
-      if (!waiting) return;
-      delete pending[message.id];
-      if (message.error) waiting.reject(new Error(message.error.message || 'error'));
-      else waiting.resolve(message.result || {});
-      return;
-    }
-    if (message.id !== undefined) {
-      var known = message.method === 'ui/resource-teardown' || message.method === 'ping';
-      post(known ? { jsonrpc: '2.0', id: message.id, result: {} }
-        : { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found: ' + message.method } });
-      return;
-    }
-    if (handlers[message.method]) handlers[message.method](message.params || {});
-  });
-
-  var lastSize = '';
-  function reportSize() {
-    var width = Math.ceil(document.documentElement.scrollWidth);
-    var height = Math.ceil(document.documentElement.scrollHeight);
-    if (width + 'x' + height === lastSize) return;
-    lastSize = width + 'x' + height;
-    notify('ui/notifications/size-changed', { width: width, height: height });
-  }
-
-  request('ui/initialize', {
-    appInfo: { name: 'social-publisher-post-preview', version: '1.0.0' },
-    appCapabilities: { availableDisplayModes: ['inline'] },
-    protocolVersion: '2026-01-26'
-  }).then(function (result) {
-    applyContext(result.hostContext);
-    notify('ui/notifications/initialized');
-    if (typeof ResizeObserver === 'function') new ResizeObserver(reportSize).observe(document.documentElement);
-    reportSize();
-  }, function (error) {
-    document.getElementById('app').textContent = 'The host did not start the preview: ' + error.message;
-  });
+  }, 'The host did not start the preview: ');
 })();
 `;
