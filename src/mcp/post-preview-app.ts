@@ -1,7 +1,7 @@
 /**
  * The post preview as an MCP App (the `io.modelcontextprotocol/ui` extension, spec 2026-01-26): all that
- * ties it to the protocol is here, so that moving to another SDK moves one module. For a client that
- * declared the extension: tools/list gives create_post, get_post and update_post `_meta.ui.resourceUri`;
+ * ties it to the protocol is here (the queue calendar, queue-calendar-app.ts, uses the same functions),
+ * so that moving to another SDK moves this module. For a client that declared the extension: tools/list gives create_post, get_post and update_post `_meta.ui.resourceUri`;
  * resources/list shows the page and resources/read serves it; and those tools' results carry
  * the preview's data in `_meta` (post-preview.ts), which the page renders. Their text and structured
  * content stay as they are, for hosts without apps and for the model.
@@ -52,45 +52,46 @@ export function rendersApps(server: Server): boolean {
   return Array.isArray(mimeTypes) && mimeTypes.includes(APP_MIME_TYPE);
 }
 
-/** tools/list for a client that renders apps: the previewed tools name the page. */
-export function withAppMeta(tools: Tool[]): Tool[] {
-  return tools.map((tool) =>
-    tool.name in PREVIEWED
-      ? // The flat key is the spec's deprecated form, which hosts of early 2026 still read.
-        {
-          ...tool,
-          _meta: { ...tool._meta, ui: { resourceUri: POST_PREVIEW_URI }, 'ui/resourceUri': POST_PREVIEW_URI },
-        }
-      : tool,
-  );
+/** The tools whose results the post preview shows, and its page. */
+export const POST_PREVIEW_TOOLS: Record<string, string> = Object.fromEntries(
+  Object.keys(PREVIEWED).map((name) => [name, POST_PREVIEW_URI]),
+);
+
+/** tools/list for a client that renders apps: each tool of `pages` names its page. */
+export function withAppMeta(tools: Tool[], pages: Record<string, string>): Tool[] {
+  return tools.map((tool) => {
+    const uri = pages[tool.name];
+    // The flat key is the spec's deprecated form, which hosts of early 2026 still read.
+    return uri
+      ? { ...tool, _meta: { ...tool._meta, ui: { resourceUri: uri }, 'ui/resourceUri': uri } }
+      : tool;
+  });
 }
 
 /**
- * Registers the page, for a client that renders apps only: it is turned on once the client has said so
+ * Registers a page, for a client that renders apps only: it is turned on once the client has said so
  * in `initialize` (the spec lets a server leave UI resources out of resources/list). The field is set,
  * not `enable()` called, which would send a list_changed notification this server says it never sends.
  */
-export function registerPostPreviewPage(server: McpServer): void {
-  const description =
-    'How a post will appear on each channel of its collection, with its warnings, time and buttons to publish, schedule or save it (an MCP App).';
+export function registerAppPage(
+  server: McpServer,
+  app: { name: string; uri: string; title: string; description: string; page: () => Promise<string> },
+): void {
   const page = server.registerResource(
-    'post-preview',
-    POST_PREVIEW_URI,
-    { title: 'Post preview', description, mimeType: APP_MIME_TYPE },
-    async () => {
-      const { postPreviewPage } = await import('./post-preview-page.js');
-      return {
-        contents: [
-          {
-            uri: POST_PREVIEW_URI,
-            mimeType: APP_MIME_TYPE,
-            text: postPreviewPage(),
-            // No csp: the spec's restrictive default (no connections, images only from data:) is all it needs.
-            _meta: { ui: { prefersBorder: true } },
-          },
-        ],
-      };
-    },
+    app.name,
+    app.uri,
+    { title: app.title, description: app.description, mimeType: APP_MIME_TYPE },
+    async () => ({
+      contents: [
+        {
+          uri: app.uri,
+          mimeType: APP_MIME_TYPE,
+          text: await app.page(),
+          // No csp: the spec's restrictive default (no connections, images only from data:) is all it needs.
+          _meta: { ui: { prefersBorder: true } },
+        },
+      ],
+    }),
   );
   page.enabled = false;
   const initialized = server.server.oninitialized;
@@ -98,6 +99,17 @@ export function registerPostPreviewPage(server: McpServer): void {
     initialized?.();
     page.enabled = rendersApps(server.server);
   };
+}
+
+export function registerPostPreviewPage(server: McpServer): void {
+  registerAppPage(server, {
+    name: 'post-preview',
+    uri: POST_PREVIEW_URI,
+    title: 'Post preview',
+    description:
+      'How a post will appear on each channel of its collection, with its warnings, time and buttons to publish, schedule or save it (an MCP App).',
+    page: async () => (await import('./post-preview-page.js')).postPreviewPage(),
+  });
 }
 
 /**

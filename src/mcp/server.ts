@@ -21,8 +21,15 @@ import { instructionsFor, SERVER_TITLE, serverCapabilities } from './handshake.j
 import type { InFlightCalls } from './in-flight.js';
 import { lazyJsonSchemaValidator } from './json-schema-validator.js';
 import { forwardPublishingEvents, type PublishingLog } from './logging.js';
-import { registerPostPreviewPage, rendersApps, withAppMeta, withPostPreview } from './post-preview-app.js';
+import {
+  POST_PREVIEW_TOOLS,
+  registerPostPreviewPage,
+  rendersApps,
+  withAppMeta,
+  withPostPreview,
+} from './post-preview-app.js';
 import { registerPrompts } from './prompts.js';
+import { QUEUE_CALENDAR_TOOLS, registerQueueCalendarPage, withQueueCalendar } from './queue-calendar-app.js';
 import { registerResources } from './resources.js';
 import { errorResult, successResult } from './results.js';
 import type { ToolContext, ToolDefinition } from './tool.js';
@@ -55,7 +62,7 @@ function listTools(selection: ToolSelection, apps: boolean): Promise<Tool[]> {
     const offered = new Set(selectTools(TOOL_CATALOG, selection).map((entry) => entry.name));
     list = listedTools().then((tools) => {
       const listed = tools.filter((tool) => offered.has(tool.name));
-      return apps ? withAppMeta(listed) : listed;
+      return apps ? withAppMeta(listed, { ...POST_PREVIEW_TOOLS, ...QUEUE_CALENDAR_TOOLS }) : listed;
     });
     toolLists.set(key, list);
   }
@@ -132,6 +139,7 @@ export function createMcpServer(service: PublishingService, options: McpServerOp
   if (withPrompts) registerPrompts(server, service, options.log);
   registerResources(server, service, options.log);
   registerPostPreviewPage(server);
+  registerQueueCalendarPage(server);
   // Tools are declared here rather than in the constructor options, where McpServer would install its
   // own tool handlers. No list_changed notification is ever sent, whatever McpServer claims by default.
   // The same capabilities as the stdio handshake announces before this server is loaded.
@@ -185,13 +193,9 @@ export function createMcpServer(service: PublishingService, options: McpServerOp
         jsonStrings: true,
       }) as Record<string, unknown>;
       const success = await tool.handle(service, args, context);
-      return await withPostPreview(
-        server.server,
-        service,
-        { name: tool.name, args, data: success.body.data },
-        successResult(success),
-        options.log,
-      );
+      const call = { name: tool.name, args, data: success.body.data };
+      const result = await withPostPreview(server.server, service, call, successResult(success), options.log);
+      return await withQueueCalendar(server.server, service, call, result, options.log);
     } catch (error) {
       // The hints are loaded with the first failed call: a call that succeeds never needs them.
       const { explainError } = await import('./error-hints.js');
