@@ -3,8 +3,8 @@
  * the small apps host (test/support/apps-host.ts) under the spec's default CSP. The host gets the page
  * and get_queue's result from our MCP server through the real SDK client and passes the page's
  * `tools/call` requests back to it. Next week (three posts on two channels, free queue slots), reached
- * with the page's button; a post moved to a free slot from the keyboard. Writes
- * docs/images/queue-calendar.png.
+ * with the page's button; a post moved to a free slot from the keyboard; a move the server refuses. The
+ * tests run in order on one page, as a user would. Writes docs/images/queue-calendar.png.
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -38,6 +38,7 @@ interface HostWindow {
   viewReady: Promise<void>;
   sendToView(method: string, params: unknown): void;
   fromView: Array<{ method?: string }>;
+  getComputedStyle(element: unknown): { backgroundColor: string };
 }
 
 let h: McpHarness;
@@ -104,6 +105,14 @@ describe('the queue calendar in Chromium', () => {
     // Saturday: 09:00 and 13:00 gone by, 18:00 a free slot.
     expect(await cell(5, 9).textContent()).toBe('09:00 (gone by)');
     expect(await cell(5, 18).locator('.slot.gap').textContent()).toBe('18:00 free slot');
+
+    // The host's theme.
+    expect(await view.locator('html').getAttribute('data-theme')).toBe('light');
+    expect(
+      await view
+        .locator('body')
+        .evaluate((body) => (globalThis as unknown as HostWindow).getComputedStyle(body).backgroundColor),
+    ).toBe('rgb(252, 251, 248)');
 
     await view.locator('#next-week').focus();
     await page.keyboard.press('Enter');
@@ -195,5 +204,25 @@ describe('the queue calendar in Chromium', () => {
     await page.setViewportSize({ width: WIDTH, height: Math.ceil(height) });
     mkdirSync(join(SCREENSHOT, '..'), { recursive: true });
     await page.locator('#view').screenshot({ path: SCREENSHOT });
+  });
+
+  it('a move the server refuses (the post was cancelled meanwhile): the reason as an alert, the week kept', async () => {
+    calls.length = 0;
+    const second = postIds[1]!;
+    const service = await h.rt.serviceFor(BAKER);
+    await service.deletePost({ brandId, postId: second });
+    await view.locator(`#move-${second}`).selectOption('2026-11-27 09:00:00');
+    await view.locator(`#move-button-${second}`).focus();
+    await page.keyboard.press('Space');
+    await expect.poll(() => view.locator('#status').getAttribute('role')).toBe('alert');
+    expect(await view.locator('#status').textContent()).toContain(
+      `The post ${second} is cancelled: only draft, queued and scheduled posts can be changed.`,
+    );
+    // Only the refused call: no redraw, the post still shown, the controls usable again, the focus kept.
+    expect(calls.map((call) => call.name)).toEqual(['update_post']);
+    expect(await post(second).count()).toBe(1);
+    expect(await view.locator(`#move-button-${second}`).isDisabled()).toBe(false);
+    expect(await view.locator(':focus').getAttribute('id')).toBe(`move-button-${second}`);
+    expect(consoleErrors).toEqual([]);
   });
 });
