@@ -143,7 +143,16 @@ describe('the week the calendar shows', () => {
     expect(calendar.posts[0]!.utc).toBe('2026-11-23T08:00:00.000000Z');
     const taken = calendar.slots.filter((slot) => !slot.free).map((slot) => slot.scheduledAt);
     expect(taken).toEqual([POSTS[0].scheduledAt, POSTS[1].scheduledAt]);
-    expect(calendar.slots.filter((slot) => slot.free && !slot.past)).toHaveLength(19);
+    const gaps = calendar.slots.filter((slot) => slot.free && !slot.past);
+    expect(gaps).toHaveLength(19);
+    // The same free times as get_queue's next slots in that week: one rule for both.
+    const queue = (await apps.call('get_queue', { brandId, count: 50 })).structuredContent as {
+      data: { nextSlots: Array<{ scheduledAt: string; at: string }> };
+    };
+    const nextWeek = queue.data.nextSlots.filter(
+      (slot) => slot.scheduledAt >= NEXT_WEEK.from && slot.scheduledAt < NEXT_WEEK.to,
+    );
+    expect(gaps.map((slot) => ({ scheduledAt: slot.scheduledAt, at: slot.utc }))).toEqual(nextWeek);
     expect(calendar.channels).toEqual([
       { name: 'Harbor Bakery on Bluesky', type: 'Bluesky', posts: 2 },
       { name: 'Harbor Bakery on LinkedIn', type: 'LinkedIn', posts: 1 },
