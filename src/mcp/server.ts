@@ -18,6 +18,7 @@ import { coerceArguments } from '../domain/lenient-input.js';
 import type { PublishingService } from '../service/publishing-service.js';
 import { confirmationContext } from './confirm.js';
 import { instructionsFor, SERVER_TITLE, serverCapabilities } from './handshake.js';
+import { SERVER_ICONS } from './icons.js';
 import type { InFlightCalls } from './in-flight.js';
 import { lazyJsonSchemaValidator } from './json-schema-validator.js';
 import { forwardPublishingEvents, type PublishingLog } from './logging.js';
@@ -124,7 +125,7 @@ function progressReporter(
 /** A server for `service`; each tool's module is loaded on its first call (tool-catalog.ts). */
 export function createMcpServer(service: PublishingService, options: McpServerOptions): McpServer {
   const server = new McpServer(
-    { name: options.name, version: options.version, title: SERVER_TITLE },
+    { name: options.name, version: options.version, title: SERVER_TITLE, icons: SERVER_ICONS },
     {
       instructions: instructionsFor(options.tools ?? ALL_TOOLS),
       jsonSchemaValidator: lazyJsonSchemaValidator,

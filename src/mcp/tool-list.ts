@@ -13,6 +13,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { Pagination } from '../domain/schemas.js';
+import { toolIcons } from './icons.js';
 import type { ToolDefinition } from './tool.js';
 
 type JsonSchema = Record<string, unknown>;
@@ -160,5 +161,6 @@ export function listedTools(tools: readonly ToolDefinition[]): Tool[] {
     inputSchema: inputSchemaOf(tool) as Tool['inputSchema'],
     outputSchema: outputSchemaOf(tool) as Tool['outputSchema'],
     annotations: { title: tool.title, ...tool.annotations },
+    icons: toolIcons(tool.name),
   }));
 }

@@ -10,6 +10,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { type CallToolResult, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { INSTRUCTIONS, SERVER_NAME, SERVER_TITLE } from '../../src/mcp/handshake.js';
+import { SERVER_ICONS } from '../../src/mcp/icons.js';
 import { STARTUP_FAILED } from '../../src/mcp/startup-failure.js';
 import {
   CHILD_TIMEOUT_MS,
@@ -102,7 +103,12 @@ describe('the built program over stdio', () => {
             resources: { listChanged: false },
             tools: { listChanged: false },
           },
-          serverInfo: { name: SERVER_NAME, version: expect.any(String), title: SERVER_TITLE },
+          serverInfo: {
+            name: SERVER_NAME,
+            version: expect.any(String),
+            title: SERVER_TITLE,
+            icons: SERVER_ICONS,
+          },
           instructions: INSTRUCTIONS,
         },
       },
