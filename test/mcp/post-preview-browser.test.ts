@@ -1,53 +1,35 @@
 /**
- * The post preview page in a real browser: Debian's Chromium, headless, driven by playwright-core, in a
- * small host (test/support/apps-host.ts) that speaks the apps' postMessage protocol and serves the page
- * under the spec's default CSP. The host gets the page and the tool results from our MCP server through
- * the real SDK client, and passes the page's `tools/call` requests back to it. The page renders every
- * platform of the demo collection from a long caption with emoji, a carousel and a poll, takes the
- * host's theme, and its buttons, pressed from the keyboard, make the tool calls they say.
+ * The post preview page in a real browser (test/support/apps-browser.ts: Debian's Chromium, headless,
+ * in a small host that speaks the apps' postMessage protocol, serves the page under the spec's default
+ * CSP and passes the page's `tools/call` requests to our MCP server through the real SDK client). The
+ * page renders every platform of the demo collection from a long caption with emoji, a carousel and a
+ * poll, takes the host's theme, and its buttons, pressed from the keyboard, make the tool calls they say.
  * Writes docs/images/post-preview.png.
  */
-import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CallToolRequest, CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { type Browser, chromium, type FrameLocator, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { POST_PREVIEW_URI } from '../../src/mcp/post-preview-app.js';
-import { type AppsHost, startAppsHost } from '../support/apps-host.js';
-import { APPS, gradientPng, previewOf, withUploads } from '../support/post-preview-fixtures.js';
-import { type McpHarness, openMcpHarness } from './harness.js';
+import { type AppPage, type AppsBrowser, openAppsBrowser } from '../support/apps-browser.js';
+import { gradientPng, previewOf, withUploads } from '../support/post-preview-fixtures.js';
+import type { McpHarness } from './harness.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOT = join(import.meta.dirname, '..', '..', 'docs', 'images', 'post-preview.png');
-const WIDTH = 1200;
 const HOST_CONTEXT = {
   theme: 'dark',
   displayMode: 'inline',
   styles: { variables: { '--color-background-primary': 'rgb(20, 24, 33)', '--font-sans': 'sans-serif' } },
 };
 
-/** The host page's window (test/support/apps-host.ts), written inline in each page function: these run in the page. */
-interface HostWindow {
-  viewReady: Promise<void>;
-  sendToView(method: string, params: unknown): void;
-  fromView: Array<{ method?: string }>;
-  getComputedStyle(element: unknown): { backgroundColor: string };
-}
-
+let apps: AppsBrowser;
 let h: McpHarness;
-let host: AppsHost;
-let browser: Browser;
-let page: Page;
-let view: FrameLocator;
-/** The page's tools/call requests, as the host passed them on. */
-let calls: CallToolRequest['params'][];
-let consoleErrors: string[];
+/** A fresh host page for each test. */
+let app: AppPage;
 /** The dry run, its carousel starting with two uploaded images. */
 let DRY_RUN: ReturnType<typeof withUploads>;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: apt-get install -y chromium`);
-  h = await openMcpHarness({ capabilities: APPS });
+  apps = await openAppsBrowser({ uri: POST_PREVIEW_URI, hostContext: HOST_CONTEXT, width: 1200 });
+  h = apps.h;
   const upload = async (bytes: Buffer, filename: string) =>
     (
       (await h.call('upload_media', { brandId: 1, base64: bytes.toString('base64'), filename }))
@@ -57,59 +39,28 @@ beforeAll(async () => {
     await upload(gradientPng(48, [255, 140, 0], [120, 40, 200]), 'sunrise.png'),
     await upload(gradientPng(48, [0, 170, 160], [20, 30, 90]), 'harbour.png'),
   ]);
-  const { contents } = await h.client.readResource({ uri: POST_PREVIEW_URI });
-  host = await startAppsHost((contents[0] as { text: string }).text, HOST_CONTEXT, WIDTH);
-  // --no-sandbox: Chromium's own sandbox needs user namespaces, which containers run as root lack.
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await host?.close();
-  await h?.close();
+  await apps?.close();
 });
 
 beforeEach(async () => {
-  calls = [];
-  consoleErrors = [];
-  page = await browser.newPage({ viewport: { width: WIDTH, height: 800 } });
-  page.setDefaultTimeout(5_000);
-  page.on('console', (message) => {
-    if (message.type() === 'error') consoleErrors.push(message.text());
-  });
-  await page.exposeFunction('callTool', async (params: CallToolRequest['params']) => {
-    calls.push(params);
-    return h.client.callTool(params);
-  });
-  await page.goto(host.url);
-  await page.evaluate(() => (globalThis as unknown as HostWindow).viewReady);
-  view = page.frameLocator('#view');
+  app = await apps.openPage();
 });
 
 afterEach(async () => {
-  await page?.close();
+  await app?.close();
 });
 
-/** What a host does once the tool call that shows the page has been answered. */
-async function showToolResult(args: Record<string, unknown>, result: CallToolResult): Promise<void> {
-  await page.evaluate(
-    ([input, output]) => {
-      const send = (globalThis as unknown as HostWindow).sendToView;
-      send('ui/notifications/tool-input', { arguments: input });
-      send('ui/notifications/tool-result', output);
-    },
-    [args, result] as const,
-  );
-}
-
-const card = (type: string) => view.locator(`section[data-type="${type}"]`);
+const card = (type: string) => app.view.locator(`section[data-type="${type}"]`);
 
 describe('the post preview in Chromium', () => {
   it('renders every platform: its text cut where the platform cuts it, its count, media, poll and warnings', async () => {
     const result = await h.call('create_post', DRY_RUN);
     const preview = previewOf(result);
-    await showToolResult(DRY_RUN, result);
-    await expect.poll(() => view.locator('section.channel').count()).toBe(12);
+    await app.showToolResult(DRY_RUN, result);
+    await expect.poll(() => app.view.locator('section.channel').count()).toBe(12);
     for (const channel of preview.channels) {
       const section = card(channel.type);
       await expect.poll(() => section.locator('h2').textContent()).toContain(channel.name);
@@ -143,63 +94,54 @@ describe('the post preview in Chromium', () => {
     expect(await card('Telegram').locator('.poll li').allTextContents()).toEqual(['Light 🌤️', 'Dark 🌑']);
     expect(await card('Instagram').locator('.poll').textContent()).toContain('not sent');
     expect(await card('Pinterest').textContent()).toContain('INACTIVE');
-    expect(await view.locator('.times').textContent()).toContain('2026-11-24T14:00:00Z UTC');
-    expect(await view.locator('.times time').textContent()).toContain('Tuesday, November 24, 2026 at 09:00');
+    expect(await app.view.locator('.times').textContent()).toContain('2026-11-24T14:00:00Z UTC');
+    expect(await app.view.locator('.times time').textContent()).toContain(
+      'Tuesday, November 24, 2026 at 09:00',
+    );
     // The host's theme: its variable and its dark scheme.
-    expect(
-      await view
-        .locator('body')
-        .evaluate((body) => (globalThis as unknown as HostWindow).getComputedStyle(body).backgroundColor),
-    ).toBe('rgb(20, 24, 33)');
-    expect(await view.locator('html').getAttribute('data-theme')).toBe('dark');
-    expect(consoleErrors).toEqual([]);
-    // Chromium paints a cross-origin frame only where the viewport shows it: make room for all of it.
-    const height = await page.locator('#view').evaluate((frame) => frame.getBoundingClientRect().height);
-    await page.setViewportSize({ width: WIDTH, height: Math.ceil(height) });
-    mkdirSync(join(SCREENSHOT, '..'), { recursive: true });
-    await page.locator('#view').screenshot({ path: SCREENSHOT });
+    expect(await app.viewBackground()).toBe('rgb(20, 24, 33)');
+    expect(await app.view.locator('html').getAttribute('data-theme')).toBe('dark');
+    expect(app.consoleErrors).toEqual([]);
+    await app.screenshot(SCREENSHOT);
   });
 
   it('the buttons, from the keyboard: schedule, save as draft and publish now reach the server', async () => {
     const result = await h.call('create_post', DRY_RUN);
-    await showToolResult(DRY_RUN, result);
-    await view.locator('#when').fill('2026-11-25T10:30:00');
-    await view.locator('#schedule').focus();
-    await page.keyboard.press('Enter');
-    await expect.poll(() => view.locator('h1').textContent()).toMatch(/^Post \d+ · scheduled$/);
-    expect(calls).toHaveLength(1);
-    const { idempotencyKey, ...scheduled } = calls[0]!.arguments as Record<string, unknown>;
+    await app.showToolResult(DRY_RUN, result);
+    await app.view.locator('#when').fill('2026-11-25T10:30:00');
+    await app.view.locator('#schedule').focus();
+    await app.page.keyboard.press('Enter');
+    await expect.poll(() => app.view.locator('h1').textContent()).toMatch(/^Post \d+ · scheduled$/);
+    expect(app.calls).toHaveLength(1);
+    const { idempotencyKey, ...scheduled } = app.calls[0]!.arguments as Record<string, unknown>;
     const { dryRun: _, scheduledAt: __, ...content } = DRY_RUN;
-    expect(calls[0]!.name).toBe('create_post');
+    expect(app.calls[0]!.name).toBe('create_post');
     expect(scheduled).toEqual({ ...content, publishMode: 'SCHEDULE', scheduledAt: '2026-11-25 10:30:00' });
     expect(typeof idempotencyKey).toBe('string');
-    const postId = Number((await view.locator('h1').textContent())!.match(/\d+/)![0]);
+    const postId = Number((await app.view.locator('h1').textContent())!.match(/\d+/)![0]);
     const stored = await h.call('get_post', { brandId: 1, postId });
     expect(stored.structuredContent).toMatchObject({
       data: { status: 'scheduled', scheduledAt: '2026-11-25 10:30:00' },
     });
 
     // After the re-render the focus stays on the button pressed; Tab reaches the next one.
-    await expect.poll(() => view.locator(':focus').getAttribute('id')).toBe('schedule');
-    await page.keyboard.press('Tab');
-    expect(await view.locator(':focus').getAttribute('id')).toBe('save-draft');
-    await page.keyboard.press('Space');
-    await expect.poll(() => view.locator('h1').textContent()).toBe(`Post ${postId} · draft`);
-    expect(calls[1]).toEqual({
+    await expect.poll(() => app.view.locator(':focus').getAttribute('id')).toBe('schedule');
+    await app.page.keyboard.press('Tab');
+    expect(await app.view.locator(':focus').getAttribute('id')).toBe('save-draft');
+    await app.page.keyboard.press('Space');
+    await expect.poll(() => app.view.locator('h1').textContent()).toBe(`Post ${postId} · draft`);
+    expect(app.calls[1]).toEqual({
       name: 'update_post',
       arguments: { brandId: 1, postId, publishMode: 'DRAFT' },
     });
 
-    await view.locator('#publish-now').focus();
-    await page.keyboard.press('Enter');
-    await expect.poll(() => calls.length).toBe(3);
-    expect(calls[2]).toEqual({ name: 'publish_post', arguments: { brandId: 1, postId } });
-    await expect.poll(() => view.locator('#status').textContent()).toContain(`Post ${postId}`);
+    await app.view.locator('#publish-now').focus();
+    await app.page.keyboard.press('Enter');
+    await expect.poll(() => app.calls.length).toBe(3);
+    expect(app.calls[2]).toEqual({ name: 'publish_post', arguments: { brandId: 1, postId } });
+    await expect.poll(() => app.view.locator('#status').textContent()).toContain(`Post ${postId}`);
     // The view said only what the protocol has.
-    const methods = await page.evaluate(() =>
-      (globalThis as unknown as HostWindow).fromView.map((m) => m.method),
-    );
-    expect(new Set(methods)).toEqual(
+    expect(await app.methodsFromView()).toEqual(
       new Set([
         'ui/initialize',
         'ui/notifications/initialized',
@@ -207,31 +149,23 @@ describe('the post preview in Chromium', () => {
         'tools/call',
       ]),
     );
-    expect(consoleErrors).toEqual([]);
+    expect(app.consoleErrors).toEqual([]);
   });
 
-  it('follows a change of the host theme; without a time, Schedule asks for one and calls nothing', async () => {
+  it('follows a change of the host theme; without a time, Schedule asks for one and app.calls nothing', async () => {
     const args = { ...DRY_RUN, publishMode: 'DRAFT', scheduledAt: undefined };
-    await showToolResult(args, await h.call('create_post', args));
-    await page.evaluate(() =>
-      (globalThis as unknown as HostWindow).sendToView('ui/notifications/host-context-changed', {
-        theme: 'light',
-        styles: { variables: { '--color-background-primary': 'rgb(250, 250, 245)' } },
-      }),
-    );
-    await expect
-      .poll(() =>
-        view
-          .locator('body')
-          .evaluate((body) => (globalThis as unknown as HostWindow).getComputedStyle(body).backgroundColor),
-      )
-      .toBe('rgb(250, 250, 245)');
-    expect(await view.locator('html').getAttribute('data-theme')).toBe('light');
-    expect(await view.locator('.times').textContent()).toBe('No time set');
-    await view.locator('#schedule').focus();
-    await page.keyboard.press('Enter');
-    await expect.poll(() => view.locator('#status').textContent()).toBe('Choose a time first.');
-    expect(await view.locator(':focus').getAttribute('id')).toBe('when');
-    expect(calls).toEqual([]);
+    await app.showToolResult(args, await h.call('create_post', args));
+    await app.sendToView('ui/notifications/host-context-changed', {
+      theme: 'light',
+      styles: { variables: { '--color-background-primary': 'rgb(250, 250, 245)' } },
+    });
+    await expect.poll(() => app.viewBackground()).toBe('rgb(250, 250, 245)');
+    expect(await app.view.locator('html').getAttribute('data-theme')).toBe('light');
+    expect(await app.view.locator('.times').textContent()).toBe('No time set');
+    await app.view.locator('#schedule').focus();
+    await app.page.keyboard.press('Enter');
+    await expect.poll(() => app.view.locator('#status').textContent()).toBe('Choose a time first.');
+    expect(await app.view.locator(':focus').getAttribute('id')).toBe('when');
+    expect(app.calls).toEqual([]);
   });
 });
