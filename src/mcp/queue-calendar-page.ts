@@ -23,6 +23,14 @@ const STYLE = `
 .post .caption{overflow-wrap:anywhere}
 .badge{font-size:11px;color:var(--pp-muted)}
 .move{display:flex;gap:4px;margin-top:4px}.move select{min-width:0;flex:1;padding:2px}.move button{padding:2px 6px}
+.post{transition:transform .2s ease}.post.movable{cursor:grab;user-select:none}.post .head time{margin-right:auto}
+.grip{flex:none;width:22px;height:24px;margin:-4px 0 -4px -4px;padding:3px 5px;touch-action:none;
+background:radial-gradient(circle,var(--pp-muted) 1.5px,transparent 2px) content-box 0 0/6px 6px}
+.post.lifted{position:relative;z-index:2;cursor:grabbing;transition:none;box-shadow:0 6px 18px rgba(0,0,0,.3);opacity:.75}
+.slot{transition:background-color .15s,color .15s}
+#app.dragging .slot.gap{outline:2px solid var(--pp-ring);outline-offset:1px}
+#app.dragging .slot.gap.over{background:var(--pp-ring);color:var(--pp-bg)}
+@media (prefers-reduced-motion:reduce){.post,.slot{transition:none}}
 `;
 
 let page: string | undefined;

@@ -1,8 +1,15 @@
 /**
  * The queue calendar page's script, as text: the apps' postMessage protocol (app-script.ts: the host's
- * tool-result notification; `tools/call` for moving a post and turning the week) and the drawing of the
- * week that the server computed (queue-calendar.ts): the page computes no time. Every value from the
- * server is written with textContent, never as HTML.
+ * tool-result notification; `tools/call` for moving a post, from its list or by dragging it onto a free
+ * slot, and turning the week) and the drawing of the week that the server computed (queue-calendar.ts):
+ * the page computes no time. Every value from the server is written with textContent, never as HTML.
+ *
+ * Dragging uses pointer events, so a mouse, a pen and a finger all drag (HTML5 drag and drop has no
+ * touch in most mobile browsers). A mouse drags a card by any part but its controls; a finger or a pen
+ * by its grip, the only part whose touch-action is none, so that a finger elsewhere on the card still
+ * scrolls. Under 4px of movement is no drag; a drop off a free slot, Escape or a cancelled pointer moves
+ * nothing. The targets are the free slots still to come, as in the Move list, and a drop makes the
+ * Move button's call.
  *
  * Written without template literals: it is itself one (String.raw, so its backslashes stay as written).
  */
@@ -51,10 +58,13 @@ ${APP_PROTOCOL_SCRIPT}
     else if (controls()[0]) controls()[0].focus();
   }
 
-  /** update_post to the chosen slot, then this week again through list_posts. */
-  function move(post, select) {
-    var slot = select.value;
-    if (!slot) { setStatus('Choose a free slot first.', true); select.focus(); return; }
+  /**
+   * update_post to the slot, then this week again through list_posts; the focus ends on the post's
+   * Move button, whether the post was moved from its list or dragged.
+   */
+  function moveTo(post, slot) {
+    var button = document.getElementById('move-button-' + post.id);
+    if (button) button.focus();
     callTool(calendar.actions.move, { postId: post.id, scheduledAt: slot }, function (moved) {
       callTool(calendar.actions.refresh, {}, function () {
         setStatus(moved);
@@ -63,14 +73,87 @@ ${APP_PROTOCOL_SCRIPT}
     });
   }
 
+  function move(post, select) {
+    if (!select.value) { setStatus('Choose a free slot first.', true); select.focus(); return; }
+    moveTo(post, select.value);
+  }
+
+  /** The drag under way: its card, pointer, start, whether it has moved, the free slot under it. */
+  var drag = null;
+
+  function slotUnder(x, y) {
+    var under = document.elementsFromPoint(x, y);
+    for (var i = 0; i < under.length; i++) if (under[i].matches('.slot.gap')) return under[i];
+    return null;
+  }
+
+  function endDrag() {
+    var ended = drag;
+    if (!ended) return null;
+    drag = null;
+    ended.card.classList.remove('lifted');
+    ended.card.style.transform = '';
+    if (ended.over) ended.over.classList.remove('over');
+    document.getElementById('app').classList.remove('dragging');
+    return ended;
+  }
+
+  function draggable(card, post) {
+    card.addEventListener('pointerdown', function (event) {
+      if (busy || event.button !== 0 || event.target.closest('select, button')) return;
+      if (event.pointerType !== 'mouse' && !event.target.closest('.grip')) return;
+      cancelDrag();
+      card.setPointerCapture(event.pointerId);
+      drag = { card: card, pointer: event.pointerId, x: event.clientX, y: event.clientY, moving: false, over: null };
+    });
+    card.addEventListener('pointermove', function (event) {
+      if (!drag || drag.pointer !== event.pointerId) return;
+      var dx = event.clientX - drag.x;
+      var dy = event.clientY - drag.y;
+      if (!drag.moving) {
+        if (Math.abs(dx) + Math.abs(dy) < 4) return;
+        drag.moving = true;
+        card.classList.add('lifted');
+        document.getElementById('app').classList.add('dragging');
+        setStatus('Drop post ' + post.id + ' on a free slot, or press Escape.');
+      }
+      card.style.transform = 'translate(' + dx + 'px,' + dy + 'px)';
+      var over = slotUnder(event.clientX, event.clientY);
+      if (over === drag.over) return;
+      if (drag.over) drag.over.classList.remove('over');
+      if (over) over.classList.add('over');
+      drag.over = over;
+    });
+    card.addEventListener('pointerup', function (event) {
+      if (!drag || drag.pointer !== event.pointerId) return;
+      var ended = endDrag();
+      if (!ended.moving) return;
+      var slot = slotUnder(event.clientX, event.clientY);
+      if (slot) moveTo(post, slot.getAttribute('data-slot'));
+      else setStatus('Not moved: drop the post on a free slot.');
+    });
+    card.addEventListener('pointercancel', cancelDrag);
+    card.addEventListener('lostpointercapture', cancelDrag);
+  }
+
+  function cancelDrag() {
+    var ended = endDrag();
+    if (ended && ended.moving) setStatus('Not moved.');
+  }
+
+  document.addEventListener('keydown', function (event) { if (event.key === 'Escape') cancelDrag(); });
+
   function freeSlots() {
     return calendar.slots.filter(function (slot) { return slot.free && !slot.past; });
   }
 
   function postCard(post) {
-    var card = el('article', { className: 'post ' + post.status, 'data-post-id': String(post.id),
+    var slots = freeSlots();
+    var movable = post.movable && slots.length > 0;
+    var card = el('article', { className: 'post ' + post.status + (movable ? ' movable' : ''), 'data-post-id': String(post.id),
       'aria-label': 'Post ' + post.id + ' at ' + post.time + ', ' + post.status });
     card.appendChild(el('p', { className: 'head' }, [
+      movable ? el('span', { className: 'grip', 'aria-hidden': 'true', title: 'Drag to a free slot' }) : null,
       el('time', { datetime: post.utc, text: post.time }),
       el('span', { className: 'badge', text: post.status.replace('_', ' ') })
     ]));
@@ -81,8 +164,7 @@ ${APP_PROTOCOL_SCRIPT}
     });
     if (!post.channels.length) channels.appendChild(el('li', { text: 'no channel' }));
     card.appendChild(channels);
-    var slots = freeSlots();
-    if (post.movable && slots.length) {
+    if (movable) {
       var select = el('select', { id: 'move-' + post.id, 'aria-label': 'Move post ' + post.id + ' to a free slot' },
         [el('option', { value: '', text: 'Move to\u2026' })]);
       slots.forEach(function (slot) {
@@ -92,6 +174,7 @@ ${APP_PROTOCOL_SCRIPT}
       card.appendChild(el('div', { className: 'move' }, [select,
         el('button', { id: 'move-button-' + post.id, type: 'button', text: 'Move',
           onclick: function () { move(post, select); } })]));
+      draggable(card, post);
     }
     return card;
   }
@@ -112,6 +195,7 @@ ${APP_PROTOCOL_SCRIPT}
   }
 
   function render(data) {
+    endDrag();
     calendar = data;
     var app = document.getElementById('app');
     app.textContent = '';

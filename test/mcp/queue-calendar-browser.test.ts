@@ -1,11 +1,11 @@
 /**
  * The queue calendar page in a real browser (test/support/apps-browser.ts: Debian's Chromium, headless,
  * in the small apps host under the spec's default CSP, which passes the page's `tools/call` requests to
- * our MCP server through the real SDK client), shown get_queue's result. Next week (three posts on two channels, free queue slots), reached
- * with the page's button; a post moved to a free slot from the keyboard; a move the server refuses. The
- * tests run in order on one page, as a user would. Writes docs/images/queue-calendar.png.
+ * our MCP server through the real SDK client), shown get_queue's result. Next week (three posts on two
+ * channels, free queue slots), reached with the page's button; a post moved to a free slot from the
+ * keyboard; a move the server refuses. The tests run in order on one page, as a user would. Dragging is
+ * in queue-calendar-drag-browser.test.ts.
  */
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QUEUE_CALENDAR_URI } from '../../src/mcp/queue-calendar-app.js';
 import { type AppPage, type AppsBrowser, openAppsBrowser } from '../support/apps-browser.js';
@@ -19,7 +19,6 @@ import {
 } from '../support/queue-calendar-fixtures.js';
 import type { McpHarness } from './harness.js';
 
-const SCREENSHOT = join(import.meta.dirname, '..', '..', 'docs', 'images', 'queue-calendar.png');
 const HOST_CONTEXT = {
   theme: 'light',
   displayMode: 'inline',
@@ -149,7 +148,6 @@ describe('the queue calendar in Chromium', () => {
       ]),
     );
     expect(app.consoleErrors).toEqual([]);
-    await app.screenshot(SCREENSHOT);
   });
 
   it('a move the server refuses (the post was cancelled meanwhile): the reason as an alert, the week kept', async () => {
