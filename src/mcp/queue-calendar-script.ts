@@ -78,7 +78,7 @@ ${APP_PROTOCOL_SCRIPT}
     moveTo(post, select.value);
   }
 
-  /** The drag under way: its card, pointer, start, whether it has moved, the free slot under it. */
+  /** The drag under way: its card, post, pointer, start, whether it has moved, the free slot under it. */
   var drag = null;
 
   function slotUnder(x, y) {
@@ -103,45 +103,51 @@ ${APP_PROTOCOL_SCRIPT}
       if (busy || event.button !== 0 || event.target.closest('select, button')) return;
       if (event.pointerType !== 'mouse' && !event.target.closest('.grip')) return;
       cancelDrag();
+      // A selection pressed on would start the browser's own drag of its text, which cancels this one.
+      window.getSelection().removeAllRanges();
+      drag = { card: card, post: post, pointer: event.pointerId, x: event.clientX, y: event.clientY, moving: false, over: null };
+      // Only so that a drag may leave the frame: the moves are heard on the document without it.
       card.setPointerCapture(event.pointerId);
-      drag = { card: card, pointer: event.pointerId, x: event.clientX, y: event.clientY, moving: false, over: null };
     });
-    card.addEventListener('pointermove', function (event) {
-      if (!drag || drag.pointer !== event.pointerId) return;
-      var dx = event.clientX - drag.x;
-      var dy = event.clientY - drag.y;
-      if (!drag.moving) {
-        if (Math.abs(dx) + Math.abs(dy) < 4) return;
-        drag.moving = true;
-        card.classList.add('lifted');
-        document.getElementById('app').classList.add('dragging');
-        setStatus('Drop post ' + post.id + ' on a free slot, or press Escape.');
-      }
-      card.style.transform = 'translate(' + dx + 'px,' + dy + 'px)';
-      var over = slotUnder(event.clientX, event.clientY);
-      if (over === drag.over) return;
-      if (drag.over) drag.over.classList.remove('over');
-      if (over) over.classList.add('over');
-      drag.over = over;
-    });
-    card.addEventListener('pointerup', function (event) {
-      if (!drag || drag.pointer !== event.pointerId) return;
-      var ended = endDrag();
-      if (!ended.moving) return;
-      var slot = slotUnder(event.clientX, event.clientY);
-      if (slot) moveTo(post, slot.getAttribute('data-slot'));
-      else setStatus('Not moved: drop the post on a free slot.');
-    });
-    card.addEventListener('pointercancel', cancelDrag);
-    card.addEventListener('lostpointercapture', cancelDrag);
+    card.addEventListener('dragstart', function (event) { event.preventDefault(); });
   }
+
+  document.addEventListener('pointermove', function (event) {
+    if (!drag || drag.pointer !== event.pointerId) return;
+    var dx = event.clientX - drag.x;
+    var dy = event.clientY - drag.y;
+    if (!drag.moving) {
+      if (Math.abs(dx) + Math.abs(dy) < 4) return;
+      drag.moving = true;
+      drag.card.classList.add('lifted');
+      document.getElementById('app').classList.add('dragging');
+      setStatus('Drop post ' + drag.post.id + ' on a free slot, or press Escape.');
+    }
+    drag.card.style.transform = 'translate(' + dx + 'px,' + dy + 'px)';
+    var over = slotUnder(event.clientX, event.clientY);
+    if (over === drag.over) return;
+    if (drag.over) drag.over.classList.remove('over');
+    if (over) over.classList.add('over');
+    drag.over = over;
+  });
+
+  document.addEventListener('pointerup', function (event) {
+    if (!drag || drag.pointer !== event.pointerId) return;
+    var ended = endDrag();
+    if (!ended.moving) return;
+    var slot = slotUnder(event.clientX, event.clientY);
+    if (slot) moveTo(ended.post, slot.getAttribute('data-slot'));
+    else setStatus('Not moved: drop the post on a free slot.');
+  });
 
   function cancelDrag() {
     var ended = endDrag();
     if (ended && ended.moving) setStatus('Not moved.');
   }
 
+  document.addEventListener('pointercancel', function (event) { if (drag && drag.pointer === event.pointerId) cancelDrag(); });
   document.addEventListener('keydown', function (event) { if (event.key === 'Escape') cancelDrag(); });
+  document.addEventListener('selectstart', function (event) { if (drag) event.preventDefault(); });
 
   function freeSlots() {
     return calendar.slots.filter(function (slot) { return slot.free && !slot.past; });

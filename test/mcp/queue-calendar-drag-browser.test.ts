@@ -70,20 +70,30 @@ async function pressAndMoveOver(from: Locator, to: Locator): Promise<void> {
   await app.page.mouse.move(end.x, end.y, { steps: 10 });
 }
 
-/** A finger put on one element, moved over another in steps and lifted. */
-async function touchDrag(page: AppPage, from: Locator, to: Locator): Promise<void> {
+/**
+ * A finger put on one element, moved in steps towards another (or `by` that far only) and lifted;
+ * `beforeLift` runs while it is still down.
+ */
+async function touchDrag(
+  page: AppPage,
+  from: Locator,
+  to: Locator,
+  options: { by?: number; beforeLift?: () => Promise<void> } = {},
+): Promise<void> {
   const start = await middle(from);
   const end = await middle(to);
+  const share = options.by ? options.by / Math.hypot(end.x - start.x, end.y - start.y) : 1;
   const devtools = await page.page.context().newCDPSession(page.page);
   const touch = (type: 'touchStart' | 'touchMove' | 'touchEnd', point?: { x: number; y: number }) =>
     devtools.send('Input.dispatchTouchEvent', { type, touchPoints: point ? [point] : [] });
   await touch('touchStart', start);
   for (let step = 1; step <= 10; step += 1) {
     await touch('touchMove', {
-      x: start.x + ((end.x - start.x) * step) / 10,
-      y: start.y + ((end.y - start.y) * step) / 10,
+      x: start.x + ((end.x - start.x) * share * step) / 10,
+      y: start.y + ((end.y - start.y) * share * step) / 10,
     });
   }
+  await options.beforeLift?.();
   await touch('touchEnd');
   await devtools.detach();
 }
@@ -159,6 +169,17 @@ describe('dragging a post on the queue calendar in Chromium', () => {
     );
     expect(await app.view.locator(':focus').count()).toBe(0);
     await pressAndMoveOver(card.locator('.caption'), cell(app, 4, 13).locator('.slot.gap'));
+    expect(await app.view.locator('#app').getAttribute('class')).toBe('dragging');
+    // The press gave the page the focus, so that it hears the key.
+    await expect
+      .poll(() =>
+        app.view
+          .locator('body')
+          .evaluate(() =>
+            (globalThis as unknown as { document: { hasFocus(): boolean } }).document.hasFocus(),
+          ),
+      )
+      .toBe(true);
     await app.page.keyboard.press('Escape');
     expect(await app.view.locator('#status').textContent()).toBe('Not moved.');
     expect(await app.view.locator('#app').getAttribute('class')).toBe('');
@@ -214,11 +235,16 @@ describe('dragging a post on the queue calendar in Chromium', () => {
       const target = cell(phone, 3, 9).locator('.slot.gap');
       expect(await styleOf(card, 'transitionDuration')).toBe('0s');
       expect(await styleOf(post(app, third), 'transitionDuration')).toBe('0.2s');
-      // A finger on the caption scrolls: nothing moves.
+      // A finger on the caption scrolls: no drag starts, not even for a short move, and nothing moves.
+      const notDragging = async () =>
+        expect(await phone.view.locator('#app').getAttribute('class')).not.toBe('dragging');
+      await touchDrag(phone, card.locator('.caption'), target, { by: 10, beforeLift: notDragging });
       await touchDrag(phone, card.locator('.caption'), target);
       expect(phone.calls).toEqual([]);
-      // By the grip, onto Thursday 09:00.
-      await touchDrag(phone, card.locator('.grip'), target);
+      // By the grip, onto Thursday 09:00: the targets shown while the finger is down.
+      const dragging = async () =>
+        expect(await phone.view.locator('#app').getAttribute('class')).toBe('dragging');
+      await touchDrag(phone, card.locator('.grip'), target, { beforeLift: dragging });
       await expect.poll(() => phone.calls.length).toBe(2);
       expect(phone.calls[0]).toEqual({
         name: 'update_post',

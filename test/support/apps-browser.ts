@@ -128,11 +128,14 @@ function appPage(page: Page, width: number): AppPage {
         .locator('body')
         .evaluate((body) => (globalThis as unknown as HostWindow).getComputedStyle(body).backgroundColor),
     async screenshot(path) {
-      // Chromium paints a cross-origin frame only where the viewport shows it: make room for all of it.
+      // Chromium paints a cross-origin frame only where the viewport shows it: make room for all of it,
+      // then give the page its size back (a viewport smaller than the page would let it scroll).
+      const viewport = page.viewportSize();
       const height = await page.locator('#view').evaluate((frame) => frame.getBoundingClientRect().height);
       await page.setViewportSize({ width, height: Math.ceil(height) });
       mkdirSync(dirname(path), { recursive: true });
       await page.locator('#view').screenshot({ path });
+      if (viewport) await page.setViewportSize(viewport);
     },
     close: () => page.close(),
   };
