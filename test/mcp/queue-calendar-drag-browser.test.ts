@@ -61,8 +61,25 @@ async function middle(locator: Locator): Promise<{ x: number; y: number }> {
   return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
 }
 
+/** Until the post card holding `node` has stopped moving (it glides back after a drop elsewhere). */
+async function settled(node: Locator): Promise<void> {
+  await node.evaluate((element) =>
+    Promise.all(
+      (
+        element as unknown as {
+          closest(selector: string): { getAnimations(): Array<{ finished: Promise<unknown> }> };
+        }
+      )
+        .closest('article')
+        .getAnimations()
+        .map((animation) => animation.finished),
+    ),
+  );
+}
+
 /** The mouse pressed on one element and moved over another, in steps, still pressed. */
 async function pressAndMoveOver(from: Locator, to: Locator): Promise<void> {
+  await settled(from);
   const start = await middle(from);
   const end = await middle(to);
   await app.page.mouse.move(start.x, start.y);
@@ -80,6 +97,7 @@ async function touchDrag(
   to: Locator,
   options: { by?: number; beforeLift?: () => Promise<void> } = {},
 ): Promise<void> {
+  await settled(from);
   const start = await middle(from);
   const end = await middle(to);
   const share = options.by ? options.by / Math.hypot(end.x - start.x, end.y - start.y) : 1;
