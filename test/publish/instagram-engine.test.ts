@@ -22,7 +22,7 @@ import { mediaLoader } from '../../src/publish/media-loader.js';
 import { SandboxPublisher } from '../../src/publish/sandbox-publisher.js';
 import { ACME_INSTAGRAM, type InstagramServer, startInstagramServer } from '../support/instagram-server.js';
 import type { TestRuntime } from '../support/local.js';
-import { openEngineRuntime, openOAuthEngine } from '../support/oauth-engine.js';
+import { openEngineRuntime, openOAuthEngine, saveConnection } from '../support/oauth-engine.js';
 import { JPEG, servedImage } from '../support/served-media.js';
 
 const PROCESSING_MS = 2 * 60_000;
@@ -149,17 +149,7 @@ it('an Instagram Login channel is renewed ahead of its post with the INSTAGRAM a
     userAgent: 'test',
     timeoutMs: 2_000,
   });
-  const { secret, ...connection } = verified;
-  await store.connections.save(
-    channelId,
-    {
-      ...connection,
-      settings: { ...connection.settings, authRoot: instagram.url },
-      sealedSecret: secrets.seal(secret, channelId),
-      secretEnv: null,
-    },
-    rt.clock.now(),
-  );
+  await saveConnection(rt, channelId, verified, { authRoot: instagram.url });
   const asked: string[] = [];
   const connectors = new ChannelConnectors({
     store,

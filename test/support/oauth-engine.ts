@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import type { PlatformMedia } from '../../src/domain/delivery.js';
 import type { ChannelType } from '../../src/domain/schemas.js';
 import { ChannelConnectors } from '../../src/publish/channel-connectors.js';
+import type { VerifiedConnection } from '../../src/publish/connector.js';
 import type { ConnectedKind } from '../../src/publish/connectors/registry.js';
 import { mediaLoader } from '../../src/publish/media-loader.js';
 import { SandboxPublisher } from '../../src/publish/sandbox-publisher.js';
@@ -32,6 +33,29 @@ export interface EngineProcess {
   timeoutMs?: number;
   publicMediaUrl?: (brandId: number, media: PlatformMedia) => Promise<string | undefined>;
   leaseMs?: number;
+}
+
+/**
+ * Stores a verified connection on the channel as `connect` does: its secret sealed for the channel,
+ * `settings` (the `--auth-root` kept for its refreshes) over the verified ones.
+ */
+export async function saveConnection(
+  rt: TestRuntime,
+  channelId: number,
+  verified: VerifiedConnection,
+  settings: Record<string, unknown>,
+): Promise<void> {
+  const { secret, ...connection } = verified;
+  await rt.runtime.store.connections.save(
+    channelId,
+    {
+      ...connection,
+      settings: { ...connection.settings, ...settings },
+      sealedSecret: rt.runtime.secrets.seal(secret, channelId),
+      secretEnv: null,
+    },
+    rt.clock.now(),
+  );
 }
 
 /** A runtime for openOAuthEngine, opened first so that the stand-in can share its clock. */
