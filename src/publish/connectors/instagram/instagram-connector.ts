@@ -39,6 +39,7 @@ import {
   type ContainerPlatform,
   commitByStatus,
   containerPending,
+  deliverByContainer,
   preparedByStatus,
   publishContainer,
 } from '../meta/containers.js';
@@ -124,18 +125,15 @@ class InstagramPublisher implements Publisher {
 
   async deliver(job: DeliveryJob): Promise<StepOutcome> {
     let stage: Stage = 'container';
+    const steps = {
+      progress: (state: InstagramState) => this.containers.progress(job, { ...state, step: 'commit' }),
+      create: () => this.containers.create(job, 'commit'),
+      commit: (state: InstagramState, status: Status) => this.commit(state, status),
+    };
     try {
-      let state = readState(job.state);
-      if (state && state.sinceMs + INSTAGRAM_CONTAINER_KEPT_MS < this.now()) state = undefined;
-      if (state) {
-        stage = 'read';
-        const now = await this.containers.progress(job, { ...state, step: 'commit' });
-        if (now.status.code !== 'EXPIRED') return await this.commit(now.state, now.status);
-        stage = 'container';
-      }
-      const fresh = await this.containers.create(job, 'commit');
-      stage = 'read';
-      return await this.commit(fresh.state, fresh.status);
+      return await deliverByContainer(readState(job.state), this.platform, this.now(), steps, (next) => {
+        stage = next;
+      });
     } catch (error) {
       return this.fail(error, stage);
     }

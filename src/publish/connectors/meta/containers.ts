@@ -123,6 +123,38 @@ export async function commitByStatus(
   return containerRefusal(status, platform) ?? (await publish());
 }
 
+/** How a connector reaches its containers, for `deliverByContainer`. */
+export interface ContainerSteps<S extends ContainerState> {
+  /** The state's container (made ahead by `prepare`) and its status, as the commit's. */
+  progress(state: S): Promise<{ state: S; status: ContainerStatus }>;
+  /** A new container for the commit, and its status. */
+  create(): Promise<{ state: S; status: ContainerStatus }>;
+  commit(state: S, status: ContainerStatus): Promise<StepOutcome>;
+}
+
+/**
+ * The due-time step: the container `prepare` made, when it is young enough (`keptMs`) and not EXPIRED
+ * (Meta's word for one left unpublished 24 hours), else a new one; then the commit by its status. `at`
+ * is told which call is under way, the stage a failure is classified as.
+ */
+export async function deliverByContainer<S extends ContainerState>(
+  prepared: S | undefined,
+  platform: ContainerPlatform,
+  nowMs: number,
+  steps: ContainerSteps<S>,
+  at: (stage: 'container' | 'read') => void,
+): Promise<StepOutcome> {
+  if (prepared && prepared.sinceMs + platform.keptMs >= nowMs) {
+    at('read');
+    const now = await steps.progress(prepared);
+    if (now.status.code !== 'EXPIRED') return steps.commit(now.state, now.status);
+  }
+  at('container');
+  const fresh = await steps.create();
+  at('read');
+  return steps.commit(fresh.state, fresh.status);
+}
+
 /** A container still processing: checked again later. */
 export function containerPending(
   state: StepState & { checks: number; sinceMs: number },

@@ -37,6 +37,7 @@ import {
   type ContainerStatus,
   commitByStatus,
   containerPending,
+  deliverByContainer,
   idOf,
   preparedByStatus,
   publishContainer,
@@ -128,18 +129,19 @@ class ThreadsPublisher implements Publisher {
 
   async deliver(job: DeliveryJob): Promise<StepOutcome> {
     let stage: ThreadsStage = 'container';
+    const withStatus = async (state: ThreadsState) => ({
+      state: { ...state, step: 'commit' as const },
+      status: await this.status(state.containerId),
+    });
+    const steps = {
+      progress: withStatus,
+      create: async () => withStatus(await this.createContainer(job, 'commit')),
+      commit: (state: ThreadsState, status: ContainerStatus) => this.commit(state, status),
+    };
     try {
-      let state = readState(job.state);
-      if (state && state.sinceMs + THREADS_CONTAINER_KEPT_MS < this.now()) state = undefined;
-      if (state) {
-        stage = 'read';
-        const status = await this.status(state.containerId);
-        if (status.code !== 'EXPIRED') return await this.commit({ ...state, step: 'commit' }, status);
-        stage = 'container';
-      }
-      const fresh = await this.createContainer(job, 'commit');
-      stage = 'read';
-      return await this.commit(fresh, await this.status(fresh.containerId));
+      return await deliverByContainer(readState(job.state), this.platform, this.now(), steps, (next) => {
+        stage = next;
+      });
     } catch (error) {
       return this.fail(error, stage);
     }
