@@ -107,6 +107,8 @@ beforeAll(async () => {
   node = node22();
   serve = await startServe(tempDir('spm-conformance-'));
   proxy = await startAuthProxy(serve.url, serve.key);
+  // Both revisions' runs at once (they share nothing but serve); each describe awaits its own.
+  for (const revision of Object.keys(REVISIONS)) suiteRun(revision).catch(() => undefined);
 }, 120_000);
 
 afterAll(async () => {
