@@ -200,15 +200,17 @@ async function serveStdioWith(
 ): Promise<void> {
   const [{ InFlightCalls }, { createMcpServer }, { serveStdio }] = await (options.mcp ?? loadStdioServer());
   const inFlight = new InFlightCalls();
-  const server = createMcpServer(service, {
-    name: SERVER_NAME,
-    version: VERSION,
-    log: logError,
-    inFlight,
-    publishingLog,
-    tools,
-  });
-  await serveStdio(server, inFlight, () => {
+  const createServer = (era: 'legacy' | 'modern') =>
+    createMcpServer(service, {
+      name: SERVER_NAME,
+      version: VERSION,
+      log: logError,
+      inFlight,
+      publishingLog,
+      tools,
+      era,
+    });
+  await serveStdio(createServer, inFlight, () => {
     stdioConnected = true;
     options.onConnected?.();
   });

@@ -5,7 +5,7 @@
  * it before asking). The build also keeps the SDK's own default validator out of the start
  * (scripts/build.mjs, sdk-default-validator.ts), since every server of ours is given this one.
  */
-import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/server';
 
 let validator: jsonSchemaValidator | undefined;
 let loading: Promise<void> | undefined;
