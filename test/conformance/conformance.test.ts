@@ -3,10 +3,12 @@
  * @modelcontextprotocol/conformance in server mode, run on Node >= 22 as it requires, once per protocol
  * revision the server speaks: `--requirements 2025-11-25` (initialize handshake, sessions) and
  * `--requirements 2026-07-28` (stateless, per-request _meta), each at its own wire version. Every
- * scenario of each set is classified here (scenarios-<revision>.ts) and in docs/conformance.md: those
- * that apply to our server must pass; the others need the suite's fixture tools, prompts or resources
- * (`test_simple_text`, ...) or a feature we do not offer, and must fail only for that documented reason,
- * so a new scenario or a changed outcome fails this test.
+ * scenario of each set is classified here (scenarios-<revision>.ts, scenarios-both.ts) and in
+ * docs/conformance.md: those that apply to our server must pass; the others need the suite's fixture
+ * tools, prompts or resources (`test_simple_text`, ...) or a feature we do not offer, and must fail only
+ * for that documented reason, so a new scenario or a changed outcome fails this test. What the suite
+ * asks of its fixtures is then checked here on our own prompt and tool: the error codes it does not
+ * report, completion, and the input-required round trip.
  *
  * The suite cannot send headers and /mcp wants `Authorization: Bearer <key>`: it talks to serve through
  * a loopback proxy that adds the key and changes nothing else (Host and Origin pass unchanged, so the
@@ -17,9 +19,18 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as z from 'zod';
 import { cleanup, PROJECT_ROOT, requireBuild, tempDir } from '../mcp/cli-harness.js';
 import { node22 } from '../support/node22.js';
-import { type AuthProxy, type Run, run, type Serve, startAuthProxy, startServe } from './harness.js';
+import {
+  type AuthProxy,
+  type Run,
+  run,
+  type Serve,
+  startAuthProxy,
+  startServe,
+  statelessRequest,
+} from './harness.js';
 import { EXPECTED_2025 } from './scenarios-2025-11-25.js';
 import { EXPECTED_2026 } from './scenarios-2026-07-28.js';
 import {
@@ -184,22 +195,113 @@ describe('what the 2025-11-25 run shows beyond its verdicts', () => {
   });
 });
 
-it('completes a prompt argument over /mcp (what completion-complete checks, on our own prompt)', async () => {
-  const client = new Client({ name: 'conformance-completion', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${serve.url}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${serve.key}` } },
-    }),
-  );
-  try {
-    expect(client.getServerCapabilities()?.completions).toBeDefined();
-    const result = await client.complete({
+describe('what the suite reports without codes: the errors it met, and completion on our own prompt', () => {
+  const unknownRequests = [
+    ['tools/call', { name: 'test_simple_text', arguments: {} }],
+    ['prompts/get', { name: 'test_simple_prompt' }],
+    ['resources/read', { uri: 'test://static-text' }],
+  ] as const;
+
+  it('at 2025-11-25: -32602 for an unknown tool, prompt or resource; draft_post completes', async () => {
+    const client = new Client({ name: 'conformance-errors', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${serve.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${serve.key}` } },
+      }),
+    );
+    try {
+      for (const [method, params] of unknownRequests) {
+        const refused = client.request({ method, params }, z.object({}).passthrough());
+        await expect(refused, method).rejects.toMatchObject({ code: -32602 });
+      }
+      expect(client.getServerCapabilities()?.completions).toBeDefined();
+      const result = await client.complete({
+        ref: { type: 'ref/prompt', name: 'draft_post' },
+        argument: { name: 'brandId', value: 'kite' },
+      });
+      // The suite's checks (a completion with a values array), and the demo user's brand 2.
+      expect(result.completion.values).toEqual(['2']);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('at 2026-07-28: the same, on requests without a session', async () => {
+    const url = `${serve.url}/mcp`;
+    for (const [method, params] of unknownRequests) {
+      const answer = await statelessRequest(url, serve.key, method, params);
+      expect(answer.error?.code, method).toBe(-32602);
+    }
+    const resource = await statelessRequest(url, serve.key, 'resources/read', { uri: 'test://static-text' });
+    // SEP-2164: the URI in the error's data.
+    expect(resource.error?.data).toEqual({ uri: 'test://static-text' });
+    const completion = await statelessRequest(url, serve.key, 'completion/complete', {
       ref: { type: 'ref/prompt', name: 'draft_post' },
       argument: { name: 'brandId', value: 'kite' },
     });
-    // The suite's checks (a completion with a values array), and the demo user's brand 2.
-    expect(result.completion.values).toEqual(['2']);
-  } finally {
-    await client.close();
-  }
+    expect(completion.result).toMatchObject({ completion: { values: ['2'] } });
+  });
+});
+
+describe("what the suite's input-required scenarios check (fixture tools), on our own delete_post", () => {
+  const url = () => `${serve.url}/mcp`;
+  const FORM = { elicitation: { form: {} } };
+  const ACCEPT = { confirm: { action: 'accept', content: { confirm: true } } };
+  const draft = async () => {
+    const created = await statelessRequest(url(), serve.key, 'tools/call', {
+      name: 'create_post',
+      arguments: { brandId: 1, collectionId: 1, publishMode: 'DRAFT', caption: 'Asked first' },
+    });
+    return (created.result!.structuredContent as { data: { id: number } }).data.id;
+  };
+  const deleting = (postId: number, more: Record<string, unknown>, capabilities: Record<string, unknown>) =>
+    statelessRequest(
+      url(),
+      serve.key,
+      'tools/call',
+      { name: 'delete_post', arguments: { brandId: 1, postId }, ...more },
+      capabilities,
+    );
+
+  it('asks a client with form elicitation, re-asks on a missing or malformed answer, refuses a tampered state', async () => {
+    const postId = await draft();
+    const asked = await deleting(postId, {}, FORM);
+    // basic-elicitation, result-type, request-state
+    expect(asked.result).toMatchObject({
+      resultType: 'input_required',
+      inputRequests: { confirm: { method: 'elicitation/create', params: { mode: 'form' } } },
+      requestState: expect.any(String),
+    });
+    const requestState = asked.result!.requestState as string;
+    // missing-input-response, validate-input: asked again, never done on a wrong answer.
+    for (const inputResponses of [{}, { other: ACCEPT.confirm }, { confirm: 12345 }]) {
+      const again = await deleting(postId, { requestState, inputResponses }, FORM);
+      expect(again.result?.resultType, JSON.stringify(inputResponses)).toBe('input_required');
+    }
+    // tampered-state
+    const flipped = `${requestState.slice(0, 10)}${requestState[10] === 'A' ? 'B' : 'A'}${requestState.slice(11)}`;
+    const tampered = await deleting(postId, { requestState: flipped, inputResponses: ACCEPT }, FORM);
+    expect(tampered.error?.code).toBe(-32602);
+    // ignore-extra-params: the answer with a key nobody asked for is the answer.
+    const done = await deleting(
+      postId,
+      { requestState, inputResponses: { ...ACCEPT, extra: { x: 1 } } },
+      FORM,
+    );
+    expect(done.result).toMatchObject({ resultType: 'complete', structuredContent: { status: 'success' } });
+    const gone = await statelessRequest(url(), serve.key, 'tools/call', {
+      name: 'get_post',
+      arguments: { brandId: 1, postId },
+    });
+    expect(gone.result).toMatchObject({
+      isError: true,
+      structuredContent: { errors: { post: 'Post not found.' } },
+    });
+  });
+
+  it('asks nothing of a client that declared no elicitation (capability-check)', async () => {
+    const postId = await draft();
+    const done = await deleting(postId, {}, {});
+    expect(done.result).toMatchObject({ resultType: 'complete', structuredContent: { status: 'success' } });
+  });
 });
