@@ -29,7 +29,7 @@ export async function serveStdio(
   });
   stdin.pipe(input, { end: false });
   const connection = serveConnection(({ era }) => createServer(era), {
-    transport: new StdioServerTransport(input, process.stdout),
+    transport: new StdioServerTransport(input), // and stdout
   });
   onConnected();
   await ended;
