@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
-import { default as addFormats } from 'ajv-formats';
+import ajvFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { NOT_OFFERED_BY_INSTALLS, SETTINGS_OFFERED, SETTINGS_READ } from './support/settings-read.js';
@@ -44,7 +44,9 @@ interface ServerJson {
 const server = readJson('server.json') as ServerJson;
 const pkg = readJson('package.json') as { name: string; version: string; mcpName?: string };
 const schema = readJson('test/fixtures/mcp-registry-server.schema.json') as { $comment: string };
-const validate = addFormats(new Ajv({ allErrors: true })).compile(schema);
+// ajv-formats is CommonJS with its plugin as `default`; ajv and it come with the SDK (a devDependency).
+const addFormats = ajvFormats as unknown as { default: (ajv: Ajv) => Ajv };
+const validate = addFormats.default(new Ajv({ allErrors: true })).compile(schema);
 const npm = server.packages.find((entry) => entry.registryType === 'npm')!;
 const variables = npm.environmentVariables;
 
@@ -53,7 +55,9 @@ describe('server.json (MCP Registry)', () => {
     const valid = validate(server);
     expect(validate.errors ?? [], JSON.stringify(validate.errors)).toEqual([]);
     expect(valid).toBe(true);
-    expect(server.$schema).toBe('https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json');
+    expect(server.$schema).toBe(
+      'https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json',
+    );
     expect(schema.$comment).toContain(server.$schema);
   });
 
@@ -70,7 +74,7 @@ describe('server.json (MCP Registry)', () => {
     expect(broken((copy) => delete (copy as Partial<ServerJson>).version)).toBe(false);
   });
 
-  it("agrees with package.json: version, mcpName, and the npm package it points to", () => {
+  it('agrees with package.json: version, mcpName, and the npm package it points to', () => {
     expect(server.version).toBe(pkg.version);
     expect(pkg.mcpName).toBe(server.name);
     expect(server.packages).toHaveLength(1);

@@ -37,7 +37,8 @@ export const SETTINGS_READ = sorted(
  * DATA_DIR/apps.json, which one file holds for all eight apps.)
  */
 export const NOT_OFFERED_BY_INSTALLS: Readonly<Record<string, string>> = {
-  SOCIAL_PUBLISHER_DATABASE_URL: 'several `serve` instances on PostgreSQL (docs/deploy.md), not one stdio server',
+  SOCIAL_PUBLISHER_DATABASE_URL:
+    'several `serve` instances on PostgreSQL (docs/deploy.md), not one stdio server',
   SOCIAL_PUBLISHER_DATABASE_POOL_SIZE: 'PostgreSQL deployments only',
   SOCIAL_PUBLISHER_DATABASE_TIMEOUT_SECONDS: 'PostgreSQL deployments only',
   SOCIAL_PUBLISHER_PUBLIC_URL: '`serve` only: the stdio server has no public address',
@@ -47,7 +48,8 @@ export const NOT_OFFERED_BY_INSTALLS: Readonly<Record<string, string>> = {
   SOCIAL_PUBLISHER_PLATFORM_TIMEOUT_SECONDS: 'tuning; the default suits',
   SOCIAL_PUBLISHER_MEDIA_URL_ALLOW: "an operator's exception for media on private networks",
   SOCIAL_PUBLISHER_SECRET_KEY: 'the key file made in the data directory on the first start serves',
-  SOCIAL_PUBLISHER_DEMO: 'a first start shows the demo; a workspace of your own comes with `import`, on the command line',
+  SOCIAL_PUBLISHER_DEMO:
+    'a first start shows the demo; a workspace of your own comes with `import`, on the command line',
 };
 
 /** The variables server.json and manifest.json offer, sorted. */
