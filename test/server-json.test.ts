@@ -96,7 +96,10 @@ describe('server.json (MCP Registry)', () => {
   it('lists each variable the program reads, except those left out for a reason, once', () => {
     const names = variables.map((variable) => variable.name);
     expect(new Set(names).size).toBe(names.length);
-    expect([...names].sort()).toEqual(SETTINGS_OFFERED);
+    expect(
+      [...names].sort(),
+      'a new setting goes in server.json and manifest.json, or in test/support/settings-read.ts with its reason',
+    ).toEqual(SETTINGS_OFFERED);
     expect(SETTINGS_OFFERED.length).toBeGreaterThanOrEqual(13);
     for (const name of Object.keys(NOT_OFFERED_BY_INSTALLS)) expect(SETTINGS_READ, name).toContain(name);
   });
