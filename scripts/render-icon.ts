@@ -5,7 +5,7 @@
  * `npm run icon` rewrites assets/icon.png; test/bundle/icon.test.ts renders it again and compares.
  */
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium } from 'playwright-core';
 import { SERVER_ICONS } from '../src/mcp/icons.js';
@@ -85,7 +85,7 @@ export async function renderServerIcon(browser: Browser): Promise<Buffer> {
   return drawn!.png;
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
   const browser = await launchChromium();
   try {
     const png = await renderServerIcon(browser);
