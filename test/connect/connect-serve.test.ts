@@ -37,7 +37,7 @@ beforeAll(() => requireBuild());
 afterEach(async () => {
   await serve?.stop();
   await linkedin.close();
-  cleanup();
+  await cleanup();
 });
 
 /** A data directory with the operator's LinkedIn app in apps.json, pointed at the stand-in. */

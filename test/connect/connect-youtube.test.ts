@@ -30,7 +30,7 @@ let youtube: YouTubeServer;
 beforeAll(() => requireBuild());
 afterEach(async () => {
   await youtube?.close();
-  cleanup();
+  await cleanup();
 });
 
 const appEnv = (dataDir: string) =>
