@@ -27,7 +27,7 @@ let youtube: YouTubeServer;
 beforeAll(() => requireBuild());
 afterEach(async () => {
   await youtube?.close();
-  cleanup();
+  await cleanup();
 });
 
 const connect = connectThrough(() => ({

@@ -21,7 +21,7 @@ beforeAll(() => requireBuild());
 const v2Clients: ClientV2[] = [];
 afterEach(async () => {
   for (const client of v2Clients.splice(0)) await client.close().catch(() => undefined);
-  cleanup();
+  await cleanup();
 });
 
 async function v2Client(
