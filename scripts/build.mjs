@@ -60,18 +60,17 @@ async function toolList() {
 }
 
 /**
- * The SDK's server imports its default JSON Schema validator (ajv, with its formats) for servers given
- * none; ours are always given one that loads ajv on first use (src/mcp/json-schema-validator.ts). That
- * import alone would load and set up ajv at every start, so in the build it gets a stand-in.
+ * The SDK's server imports its default JSON Schema validator (ajv, with its formats, bundled into the
+ * SDK) through its `_shims` module, for servers given none; ours are always given one that loads ajv on
+ * first use (src/mcp/json-schema-validator.ts). That import alone would load ajv at every start, so in
+ * the build the shim gets a stand-in (src/mcp/sdk-shims.ts).
  */
 const withoutSdkDefaultValidator = {
   name: 'without-sdk-default-validator',
   setup(build) {
-    build.onResolve({ filter: /^\.\.\/validation\/ajv-provider\.js$/ }, (args) =>
-      /@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/]server[\\/]index\.js$/.test(args.importer)
-        ? { path: join(ROOT, 'src', 'mcp', 'sdk-default-validator.ts') }
-        : undefined,
-    );
+    build.onResolve({ filter: /^@modelcontextprotocol\/server\/_shims$/ }, () => ({
+      path: join(ROOT, 'src', 'mcp', 'sdk-shims.ts'),
+    }));
   },
 };
 

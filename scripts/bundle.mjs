@@ -5,8 +5,8 @@
  *   node scripts/bundle.mjs [--stage DIR] [--out FILE]
  *
  * 1. `mcpb validate manifest.json`, and the manifest agrees with package.json and dist/.
- * 2. Stages a clean directory (default build/bundle/): manifest.json, README.md, LICENSE (if any), a
- *    runtime package.json and the bundled dist/ (scripts/build.mjs: every dependency is inside it), without
+ * 2. Stages a clean directory (default build/bundle/): manifest.json, README.md, LICENSE (if any), the
+ *    icons the manifest names (assets/icon.png: `npm run icon`), a runtime package.json and the bundled dist/ (scripts/build.mjs: every dependency is inside it), without
  *    source maps. No node_modules (test/bundle/ runs the unpacked bundle without any). So no SQLite addon: the bundle
  *    runs on the host's Node >= 22.13 and its built-in node:sqlite, because native addons break in Claude
  *    Desktop (see "Storage" in the product spec).
@@ -99,6 +99,16 @@ function checkManifest(manifest, pkg) {
   if (problems.length > 0) throw new BundleError(`manifest.json: ${problems.join('; ')}.`);
 }
 
+/** The image files the manifest names (`icon`, `icons[].src`), relative to the repository root. */
+function iconFiles(manifest) {
+  const files = [manifest.icon, ...(manifest.icons ?? []).map((icon) => icon.src)].filter(Boolean);
+  for (const file of files) {
+    if (!existsSync(join(ROOT, file)))
+      throw new BundleError(`manifest.json names ${file}, which does not exist.`);
+  }
+  return [...new Set(files)];
+}
+
 /** dist/ without source maps: the bundled program (scripts/build.mjs empties dist/ before it writes). */
 function copyDist(stage) {
   cpSync(join(ROOT, 'dist'), join(stage, 'dist'), {
@@ -162,6 +172,10 @@ export function buildBundle({ stage = join(ROOT, 'build', 'bundle'), out } = {})
   mkdirSync(stage, { recursive: true });
   for (const file of ['manifest.json', 'README.md', 'LICENSE']) {
     if (existsSync(join(ROOT, file))) cpSync(join(ROOT, file), join(stage, file));
+  }
+  for (const icon of iconFiles(manifest)) {
+    mkdirSync(dirname(join(stage, icon)), { recursive: true });
+    cpSync(join(ROOT, icon), join(stage, icon));
   }
   writeFileSync(
     join(stage, 'package.json'),

@@ -200,18 +200,16 @@ async function serveStdioWith(
 ): Promise<void> {
   const [{ InFlightCalls }, { createMcpServer }, { serveStdio }] = await (options.mcp ?? loadStdioServer());
   const inFlight = new InFlightCalls();
-  const server = createMcpServer(service, {
-    name: SERVER_NAME,
-    version: VERSION,
-    log: logError,
+  const shared = { name: SERVER_NAME, version: VERSION, log: logError, inFlight, publishingLog, tools };
+  // The client's first message says which protocol generation the connection speaks.
+  await serveStdio(
+    (era) => createMcpServer(service, { ...shared, era }),
     inFlight,
-    publishingLog,
-    tools,
-  });
-  await serveStdio(server, inFlight, () => {
-    stdioConnected = true;
-    options.onConnected?.();
-  });
+    () => {
+      stdioConnected = true;
+      options.onConnected?.();
+    },
+  );
 }
 
 async function runServe(config: Config): Promise<void> {

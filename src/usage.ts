@@ -1,7 +1,7 @@
 /**
  * What `--help` prints: every command and every environment variable the program reads (a test holds it
- * to the code and to the README). Plain text and the registry's `connect` lines, no dependency: it loads
- * before the stdio handshake.
+ * to the code and to docs/configuration.md). Plain text and the registry's `connect` lines, no
+ * dependency: it loads before the stdio handshake.
  */
 import { connectUsage } from './publish/connectors/connect-flags.js';
 

@@ -1,49 +1,36 @@
 /**
- * The README and `--help` tell the truth about the configuration: every SOCIAL_PUBLISHER_* variable the
- * code reads is in the README's table and in `--help`, neither names one the code does not read, and no
- * message of the program names a setting that does not exist. The quickstart and examples are safe to
- * paste: every npx answers its own prompt (`-y`), and every Inspector run is given a scratch data
- * directory (the Inspector passes the server only the variables given with `-e`).
+ * The docs and `--help` tell the truth about the configuration: every SOCIAL_PUBLISHER_* variable the
+ * code reads is in docs/configuration.md's table and in `--help`, neither names one the code does not
+ * read, nor does the README, and no message of the program names a setting that does not exist. The
+ * README's short section names every command; docs/configuration.md gives each in full. The quickstart
+ * and examples are safe to paste: every npx answers its own prompt (`-y`), and every Inspector run is
+ * given a scratch data directory (the Inspector passes the server only the variables given with `-e`).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { USAGE } from '../src/config.js';
+import { SETTINGS_READ as read, sorted, SOURCES as sources, VARIABLE } from './support/settings-read.js';
 
 const root = join(import.meta.dirname, '..');
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
+const configuration = readFileSync(join(root, 'docs', 'configuration.md'), 'utf8');
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(path);
-    return entry.name.endsWith('.ts') ? [path] : [];
-  });
+/** A `## ` section of a Markdown text, up to the next heading of that level or above. */
+function section(text: string, heading: string): string {
+  const start = text.indexOf(`\n## ${heading}\n`);
+  expect(start, heading).toBeGreaterThanOrEqual(0);
+  const rest = text.slice(start + 1);
+  const end = rest.slice(3).search(/\n#{1,2} /);
+  return end < 0 ? rest : rest.slice(0, end + 3);
 }
 
-const sources = sourceFiles(join(root, 'src')).map((path) => readFileSync(path, 'utf8'));
-const VARIABLE = /SOCIAL_PUBLISHER_[A-Z0-9_]+/g;
-const sorted = (names: Iterable<string>) => [...new Set(names)].sort();
-
-/** Variables the code reads: `env.SOCIAL_PUBLISHER_X` or `env['SOCIAL_PUBLISHER_X']`. */
-const read = sorted(
-  sources.flatMap((text) =>
-    [...text.matchAll(/\benv(?:\.|\[['"])(SOCIAL_PUBLISHER_[A-Z0-9_]+)/g)].map((match) => match[1]!),
-  ),
-);
-
-/** The first column of each row of the README's table under "Command line and configuration". */
-function readmeTableRows(): string[] {
-  const section = readme.slice(readme.indexOf('## Command line and configuration'));
-  const table = section.slice(0, section.indexOf('\n#'));
-  return table
+/** The first column of each row of docs/configuration.md's table of settings. */
+function tableRows(): string[] {
+  return section(configuration, 'Settings')
     .split('\n')
     .filter((line) => line.startsWith('| `SOCIAL_PUBLISHER_'))
     .flatMap((line) => line.split('|')[1]!.match(VARIABLE) ?? []);
-}
-
-function readmeTableVariables(): string[] {
-  return sorted(readmeTableRows());
 }
 
 /** The variables `--help` explains: the names that start a line of its Environment section. */
@@ -63,7 +50,18 @@ function helpVariables(): string[] {
   );
 }
 
-describe('configuration in the README and --help', () => {
+/** The command lines of `--help`. */
+const commands = USAGE.split('\n')
+  .filter((line) => line.startsWith('  social-publisher-mcp '))
+  .map((line) => line.trim());
+
+/** Names a text gives that the code does not read (the OAuth apps' are read by computed names). */
+const unknownVariables = (text: string) =>
+  sorted(text.match(VARIABLE) ?? []).filter(
+    (name) => !read.includes(name) && !/^SOCIAL_PUBLISHER_[A-Z]+_CLIENT_(ID|SECRET)$/.test(name),
+  );
+
+describe('configuration in the docs and --help', () => {
   it('finds the variables the code reads (the check below is not vacuous)', () => {
     expect(read).toEqual(
       expect.arrayContaining([
@@ -76,12 +74,12 @@ describe('configuration in the README and --help', () => {
     expect(read.length).toBeGreaterThanOrEqual(12);
   });
 
-  it('the README table lists exactly the variables the code reads', () => {
-    expect(readmeTableVariables()).toEqual(read);
+  it("docs/configuration.md's table lists exactly the variables the code reads", () => {
+    expect(sorted(tableRows())).toEqual(read);
   });
 
-  it('the README table explains each variable in one row only (two rows could say different things)', () => {
-    const rows = readmeTableRows();
+  it('the table explains each variable in one row only (two rows could say different things)', () => {
+    const rows = tableRows();
     expect(rows.filter((name, i) => rows.indexOf(name) !== i)).toEqual([]);
   });
 
@@ -94,13 +92,31 @@ describe('configuration in the README and --help', () => {
     expect(named.filter((name) => !read.includes(name))).toEqual([]);
   });
 
-  it('the README lists every command of --help', () => {
-    const block = readme.slice(readme.indexOf('## Command line and configuration'));
-    const commands = USAGE.split('\n')
-      .filter((line) => line.startsWith('  social-publisher-mcp '))
-      .map((line) => line.trim());
+  it('neither the README nor docs/configuration.md names a variable the code does not read', () => {
+    expect(unknownVariables(readme)).toEqual([]);
+    expect(unknownVariables(configuration)).toEqual([]);
+    expect(unknownVariables('SOCIAL_PUBLISHER_DATA_DIRECTORY SOCIAL_PUBLISHER_X_CLIENT_ID')).toEqual([
+      'SOCIAL_PUBLISHER_DATA_DIRECTORY',
+    ]);
+  });
+
+  it('docs/configuration.md lists every command of --help in full', () => {
+    const block = section(configuration, 'Commands');
     expect(commands.length).toBeGreaterThanOrEqual(10);
     for (const command of commands) expect(block, command).toContain(command);
+  });
+
+  it("the README's short section names every command of --help and links to the rest", () => {
+    const block = section(readme, 'Command line and configuration');
+    const words = sorted(commands.map((command) => command.split(/\s+/)[1]!.replace(/^\[|\]$/g, '')));
+    expect(words).toEqual(
+      expect.arrayContaining(['connect', 'disconnect', 'import', 'keys', 'serve', 'stdio', '--help']),
+    );
+    for (const word of words)
+      expect(block, word).toContain(`social-publisher-mcp ${word === 'stdio' ? '[stdio]' : word}`);
+    expect(block).toContain('](docs/configuration.md)');
+    // Short: the detail lives in docs/configuration.md.
+    expect(block.split(/\s+/).length).toBeLessThan(400);
   });
 
   it('says nothing is "not built yet" of what is built', () => {
@@ -111,6 +127,7 @@ describe('configuration in the README and --help', () => {
 describe('commands to paste', () => {
   const documents = [
     ['README.md', readme],
+    ['docs/configuration.md', configuration],
     ...readdirSync(join(root, 'examples')).map((name) => [
       `examples/${name}`,
       readFileSync(join(root, 'examples', name), 'utf8'),

@@ -13,7 +13,7 @@ import type { Config } from '../config.js';
 import { isStorageFault, NotFoundError, toErrorBody, UnauthenticatedError } from '../domain/errors.js';
 import type { LocalRuntime } from '../local-runtime.js';
 import type { InFlightCalls } from '../mcp/in-flight.js';
-import type { PublishingEventFeed } from '../mcp/logging.js';
+import type { PublishingEventFeed, PublishingLog } from '../mcp/logging.js';
 import { createMcpServer } from '../mcp/server.js';
 import { McpHttpSessions } from '../mcp/streamable-http.js';
 import type { ToolSelection } from '../mcp/toolsets.js';
@@ -91,19 +91,29 @@ export function createHttpApp(options: {
   const health = new HealthCheck({ store: runtime.store, engine: options.engine, log: options.log });
   const serviceFor = (user: UserRecord) => new LocalPublishingService(deps, user);
   const throttle = new AuthThrottle(options.authThrottle);
+  const publishingLogOf = (user: UserRecord): PublishingLog | undefined =>
+    options.events && {
+      feed: options.events,
+      canSeeBrand: (brandId) => canSeeBrand(runtime.store, user, brandId),
+    };
+  // Shared by every instance on the store: any of them may take the answer to another's question.
+  const requestStateKey = runtime.secrets.derive('mcp request state');
   const sessions = new McpHttpSessions({
-    createServer: (user, inFlight: InFlightCalls) =>
+    createServer: (user, inFlight: InFlightCalls, era) =>
       createMcpServer(serviceFor(user), {
         name: 'social-publisher-mcp',
         version: options.version,
         log: options.log,
         inFlight,
         ...(options.tools ? { tools: options.tools } : {}),
-        publishingLog: options.events && {
-          feed: options.events,
-          canSeeBrand: (brandId) => canSeeBrand(runtime.store, user, brandId),
-        },
+        publishes: options.events !== undefined,
+        // A 2026-07-28 server lives for one request: the endpoint's bus passes events on instead.
+        publishingLog: era === 'legacy' ? publishingLogOf(user) : undefined,
+        era,
+        requestStateKey,
+        principal: user.id,
       }),
+    publishingLogOf,
     idleTimeoutMs: options.idleTimeoutMs,
     maxSessionsPerUser: options.maxMcpSessionsPerUser,
   });

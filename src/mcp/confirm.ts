@@ -5,9 +5,12 @@
  * `isError` result keyed `confirmation`.
  */
 import { randomUUID } from 'node:crypto';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  ElicitRequestFormParams,
+  ElicitResult,
+  RequestOptions,
+  Server,
+} from '@modelcontextprotocol/server';
 import type { CreatedPost, Post } from '../domain/post-schemas.js';
 import type { PublishingService } from '../service/publishing-service.js';
 import { ConfirmationDeclinedError } from './confirmation-declined.js';
@@ -17,7 +20,8 @@ import type { ToolContext } from './tool.js';
 /** A person needs longer than the SDK's default 60 s request timeout to read and answer. */
 const CONFIRMATION_TIMEOUT_MS = 10 * 60_000;
 
-const REQUESTED_SCHEMA: ElicitRequestFormParams['requestedSchema'] = {
+/** The one-checkbox form of a confirmation (both protocol generations). */
+export const CONFIRM_SCHEMA: ElicitRequestFormParams['requestedSchema'] = {
   type: 'object',
   properties: {
     confirm: {
@@ -61,7 +65,7 @@ export function confirmationContext(
       try {
         await loadJsonSchemaValidator(); // the SDK checks the answer with it
         answer = await server.elicitInput(
-          { mode: 'form', message, requestedSchema: REQUESTED_SCHEMA },
+          { mode: 'form', message, requestedSchema: CONFIRM_SCHEMA },
           { timeout: CONFIRMATION_TIMEOUT_MS, ...options },
         );
       } catch (error) {

@@ -29,13 +29,16 @@ export function instructionsFor(selection: ToolSelection): string {
   return [INSTRUCTIONS, ...limits.filter(Boolean)].join(' ');
 }
 
-/** Logging only where this process publishes (not in remote mode). No list ever changes in a session. */
-export function serverCapabilities(logging: boolean) {
+/**
+ * No list ever changes while the server runs. Where this process publishes (not in remote mode), its
+ * resources change as posts go out (`subscribe`), and 2025 clients also hear of it as log messages.
+ */
+export function serverCapabilities(says: { logging: boolean; updates: boolean }) {
   return {
-    ...(logging ? { logging: {} } : {}),
+    ...(says.logging ? { logging: {} } : {}),
     completions: {},
     prompts: { listChanged: false },
-    resources: { listChanged: false },
+    resources: { listChanged: false, ...(says.updates ? { subscribe: true } : {}) },
     tools: { listChanged: false },
   };
 }

@@ -4,7 +4,7 @@
  * and a dark background alike. One for the server (a paper plane), one per kind of tool: posts, media,
  * the queue and calendar, channels and accounts, brands and the profile.
  */
-import type { Icon } from '@modelcontextprotocol/sdk/types.js';
+import type { Icon } from '@modelcontextprotocol/server';
 
 const STROKE = 'fill="none" stroke="#4f7cff" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"';
 

@@ -3,9 +3,9 @@
  * to be asked: ajv and its formats are a large part of the SDK's load, and most sessions never ask.
  * `loadJsonSchemaValidator()` must have resolved before a question's answer arrives (confirm.ts awaits
  * it before asking). The build also keeps the SDK's own default validator out of the start
- * (scripts/build.mjs, sdk-default-validator.ts), since every server of ours is given this one.
+ * (scripts/build.mjs, sdk-shims.ts), since every server of ours is given this one.
  */
-import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/server';
 
 let validator: jsonSchemaValidator | undefined;
 let loading: Promise<void> | undefined;

@@ -4,7 +4,7 @@
  * brands its user may see, at or above the level its client chose with `logging/setLevel` (the SDK's
  * Server keeps that level per session and drops what is below it).
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import type { PublishingEvent, PublishingEventSink } from '../ports.js';
 
 /** Fans the engine's events out to the sessions open at the time: a session hears nothing from before. */

@@ -7,9 +7,7 @@
  * content stay as they are, for hosts without apps and for the model.
  */
 
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ClientCapabilities, McpServer, Tool } from '@modelcontextprotocol/server';
 import type { CreatedPost, Post } from '../domain/post-schemas.js';
 import type { PublishingService } from '../service/publishing-service.js';
 import type { PostPreview } from './post-preview.js';
@@ -44,8 +42,8 @@ const PREVIEWED: Record<string, Preview> = {
 };
 
 /** Whether the client renders MCP Apps: it declared the extension with the page's MIME type. */
-export function rendersApps(server: Server): boolean {
-  const extensions = server.getClientCapabilities()?.extensions as
+export function rendersApps(capabilities: ClientCapabilities | undefined): boolean {
+  const extensions = capabilities?.extensions as
     | Record<string, { mimeTypes?: unknown } | undefined>
     | undefined;
   const mimeTypes = extensions?.[APPS_EXTENSION]?.mimeTypes;
@@ -69,13 +67,16 @@ export function withAppMeta(tools: Tool[], pages: Record<string, string>): Tool[
 }
 
 /**
- * Registers a page, for a client that renders apps only: it is turned on once the client has said so
- * in `initialize` (the spec lets a server leave UI resources out of resources/list). The field is set,
- * not `enable()` called, which would send a list_changed notification this server says it never sends.
+ * Registers a page. On MCP 2025-11-25 it is listed for a client that renders apps only, once the client
+ * has said so in `initialize` (the spec lets a server leave UI resources out of resources/list); the
+ * field is set, not `enable()` called, which would send a list_changed notification this server says it
+ * never sends. On 2026-07-28 the client states its capabilities with each request, after the server is
+ * made: the page is always there.
  */
 export function registerAppPage(
   server: McpServer,
   app: { name: string; uri: string; title: string; description: string; page: () => Promise<string> },
+  era: 'legacy' | 'modern',
 ): void {
   const page = server.registerResource(
     app.name,
@@ -93,23 +94,28 @@ export function registerAppPage(
       ],
     }),
   );
+  if (era === 'modern') return;
   page.enabled = false;
   const initialized = server.server.oninitialized;
   server.server.oninitialized = () => {
     initialized?.();
-    page.enabled = rendersApps(server.server);
+    page.enabled = rendersApps(server.server.getClientCapabilities());
   };
 }
 
-export function registerPostPreviewPage(server: McpServer): void {
-  registerAppPage(server, {
-    name: 'post-preview',
-    uri: POST_PREVIEW_URI,
-    title: 'Post preview',
-    description:
-      'How a post will appear on each channel of its collection, with its warnings, time and buttons to publish, schedule or save it (an MCP App).',
-    page: async () => (await import('./post-preview-page.js')).postPreviewPage(),
-  });
+export function registerPostPreviewPage(server: McpServer, era: 'legacy' | 'modern'): void {
+  registerAppPage(
+    server,
+    {
+      name: 'post-preview',
+      uri: POST_PREVIEW_URI,
+      title: 'Post preview',
+      description:
+        'How a post will appear on each channel of its collection, with its warnings, time and buttons to publish, schedule or save it (an MCP App).',
+      page: async () => (await import('./post-preview-page.js')).postPreviewPage(),
+    },
+    era,
+  );
 }
 
 /**
@@ -117,14 +123,14 @@ export function registerPostPreviewPage(server: McpServer): void {
  * A preview that cannot be made leaves the result as it is: the call itself succeeded.
  */
 export async function withPostPreview(
-  server: Server,
+  capabilities: ClientCapabilities | undefined,
   service: PublishingService,
   call: { name: string; args: Record<string, unknown>; data: unknown },
   result: CallToolResult,
   log: (message: string, error: unknown) => void,
 ): Promise<CallToolResult> {
   const preview = PREVIEWED[call.name];
-  if (!preview || !rendersApps(server)) return result;
+  if (!preview || !rendersApps(capabilities)) return result;
   try {
     const data = await preview(service, call.args, call.data as never);
     return { ...result, _meta: { ...result._meta, [POST_PREVIEW_META]: data } };

@@ -4,9 +4,9 @@
  * reads the workspace through the service and returns one user message with the facts and the steps.
  * Prompt arguments are strings in MCP; ids are checked here, with messages that say where ids come from.
  */
-import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ErrorCode, type GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
+
+import type { GetPromptResult, McpServer } from '@modelcontextprotocol/server';
+import { completable, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { Queue } from '../domain/post-schemas.js';
 import type { Brand, Collection } from '../domain/schemas.js';
@@ -127,7 +127,7 @@ export function registerPrompts(server: McpServer, service: PublishingService, l
     z.string().describe('Brand id, from list_brands (completion offers your brands)'),
     completeBrandId(service, log),
   );
-  const invalid = ErrorCode.InvalidParams;
+  const invalid = ProtocolErrorCode.InvalidParams;
 
   server.registerPrompt(
     'draft_post',
@@ -135,7 +135,7 @@ export function registerPrompts(server: McpServer, service: PublishingService, l
       title: 'Draft a post',
       description:
         "Drafts one post for a collection with each of its channels' platform rules in mind (caption length, polls, Stories, titles, INACTIVE channels) and creates it with create_post.",
-      argsSchema: {
+      argsSchema: z.object({
         brandId,
         collectionId: completable(
           z.string().describe('Collection id, from list_collections: the post goes to every channel in it'),
@@ -143,7 +143,7 @@ export function registerPrompts(server: McpServer, service: PublishingService, l
         ),
         topic: z.string().describe('What the post is about'),
         tone: z.string().optional().describe('How it should sound, e.g. "warm, a little playful"'),
-      },
+      }),
     },
     (args) =>
       answering(log, invalid, async () => {
@@ -160,14 +160,14 @@ export function registerPrompts(server: McpServer, service: PublishingService, l
       title: 'Plan a week of queued posts',
       description:
         "Plans a week of posts on a theme in the brand's free queue times (timezone, local time, queue times and next free slots included) and creates them with publishMode QUEUE.",
-      argsSchema: {
+      argsSchema: z.object({
         brandId,
         theme: z.string().describe('What the week is about'),
         postsPerDay: z
           .string()
           .optional()
           .describe(`Posts a day, 1 to ${MAX_POSTS_PER_DAY} (default: one per daily queue time)`),
-      },
+      }),
     },
     (args) =>
       answering(log, invalid, async () => {

@@ -4,9 +4,7 @@
  * their results carry the calendar's data in `_meta` (queue-calendar.ts). Their text and structured
  * content stay as they are.
  */
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ClientCapabilities, McpServer } from '@modelcontextprotocol/server';
 import type { PublishingService } from '../service/publishing-service.js';
 import { registerAppPage, rendersApps } from './post-preview-app.js';
 
@@ -20,15 +18,19 @@ export const QUEUE_CALENDAR_TOOLS: Record<string, string> = {
   list_posts: QUEUE_CALENDAR_URI,
 };
 
-export function registerQueueCalendarPage(server: McpServer): void {
-  registerAppPage(server, {
-    name: 'queue-calendar',
-    uri: QUEUE_CALENDAR_URI,
-    title: 'Queue calendar',
-    description:
-      "A brand's week in its timezone: queue times, scheduled and queued posts per channel, free slots, and moving a post to another slot (an MCP App).",
-    page: async () => (await import('./queue-calendar-page.js')).queueCalendarPage(),
-  });
+export function registerQueueCalendarPage(server: McpServer, era: 'legacy' | 'modern'): void {
+  registerAppPage(
+    server,
+    {
+      name: 'queue-calendar',
+      uri: QUEUE_CALENDAR_URI,
+      title: 'Queue calendar',
+      description:
+        "A brand's week in its timezone: queue times, scheduled and queued posts per channel, free slots, and moving a post to another slot (an MCP App).",
+      page: async () => (await import('./queue-calendar-page.js')).queueCalendarPage(),
+    },
+    era,
+  );
 }
 
 /**
@@ -37,13 +39,13 @@ export function registerQueueCalendarPage(server: McpServer): void {
  * today without one). A calendar that cannot be made leaves the result as it is.
  */
 export async function withQueueCalendar(
-  server: Server,
+  capabilities: ClientCapabilities | undefined,
   service: PublishingService,
   call: { name: string; args: Record<string, unknown> },
   result: CallToolResult,
   log: (message: string, error: unknown) => void,
 ): Promise<CallToolResult> {
-  if (!(call.name in QUEUE_CALENDAR_TOOLS) || !rendersApps(server)) return result;
+  if (!(call.name in QUEUE_CALENDAR_TOOLS) || !rendersApps(capabilities)) return result;
   try {
     const { queueCalendar } = await import('./queue-calendar.js');
     const from = call.name === 'list_posts' ? (call.args.from as string | undefined) : undefined;

@@ -1,10 +1,17 @@
 /**
- * MCP resources: each brand's queue and calendar as JSON, read through the service. Two URI templates,
- * `social-publisher://brands/{brandId}/queue` and `.../calendar`; resources/list shows both for every
- * brand the acting user may see, and the brandId variable completes.
+ * MCP resources: each brand's queue and calendar, and each post, as JSON, read through the service.
+ * Three URI templates, `social-publisher://brands/{brandId}/queue`, `.../calendar` and
+ * `.../posts/{postId}`; resources/list shows the first two for every brand the acting user may see, and
+ * the brandId variable completes. Publishing changes a post and its brand's calendar: clients subscribe
+ * to those (resource-updates.ts).
  */
-import { type McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ErrorCode, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type McpServer,
+  ProtocolError,
+  ProtocolErrorCode,
+  type ReadResourceResult,
+  ResourceTemplate,
+} from '@modelcontextprotocol/server';
 import { NotFoundError } from '../domain/errors.js';
 import type { Post } from '../domain/post-schemas.js';
 import { PER_PAGE_MAX } from '../domain/schemas.js';
@@ -15,8 +22,10 @@ import {
   answering,
   brandNotFound,
   type ErrorLog,
-  RESOURCE_NOT_FOUND,
+  parseId,
+  requestError,
   requireId,
+  resourceNotFound,
 } from './workspace-lookup.js';
 
 const MIME_TYPE = 'application/json';
@@ -27,6 +36,15 @@ const BRANDS = 'social-publisher://brands';
 
 export const brandResourceUri = (brandId: number, view: 'queue' | 'calendar') =>
   `${BRANDS}/${brandId}/${view}`;
+
+export const postResourceUri = (brandId: number, postId: number) => `${BRANDS}/${brandId}/posts/${postId}`;
+
+/** The brand and post a resource URI of ours names (the post only for a post's URI), or undefined. */
+export function parseResourceUri(uri: string): { brandId: number; postId?: number } | undefined {
+  const match = /^social-publisher:\/\/brands\/(\d{1,15})\/(?:queue|calendar|posts\/(\d{1,15}))$/.exec(uri);
+  if (!match) return undefined;
+  return { brandId: Number(match[1]), ...(match[2] ? { postId: Number(match[2]) } : {}) };
+}
 
 /** The calendar: the next queued and scheduled posts, soonest first, and how many there are in all. */
 export interface Calendar {
@@ -71,12 +89,28 @@ const VIEWS: BrandView[] = [
   },
 ];
 
+/** A resource that does not exist (SEP-2164: -32602 with the URI as its data; the sentence says why). */
+function notFound(uri: string, error: unknown): unknown {
+  if (!(error instanceof ProtocolError) || error.code !== ProtocolErrorCode.InvalidParams) return error;
+  return resourceNotFound(uri, error.message);
+}
+
+/** Reads one resource as JSON; what cannot be found is answered as a resource not found. */
+async function readJson(uri: URL, log: ErrorLog, read: () => Promise<unknown>): Promise<ReadResourceResult> {
+  try {
+    const data = await answering(log, ProtocolErrorCode.InvalidParams, read);
+    return { contents: [{ uri: uri.href, mimeType: MIME_TYPE, text: JSON.stringify(data, null, 2) }] };
+  } catch (error) {
+    throw notFound(uri.href, error);
+  }
+}
+
 export function registerResources(server: McpServer, service: PublishingService, log: ErrorLog): void {
   const complete = { brandId: completeBrandId(service, log) };
   for (const view of VIEWS) {
     const template = new ResourceTemplate(`${BRANDS}/{brandId}/${view.view}`, {
       list: () =>
-        answering(log, ErrorCode.InvalidRequest, async () => ({
+        answering(log, ProtocolErrorCode.InvalidRequest, async () => ({
           resources: (await allBrands(service)).map((brand) => ({
             uri: brandResourceUri(brand.id, view.view),
             name: `${brand.title} ${view.view}`,
@@ -90,17 +124,40 @@ export function registerResources(server: McpServer, service: PublishingService,
       `brand-${view.view}`,
       template,
       { title: view.title, description: view.description, mimeType: MIME_TYPE },
-      (uri, variables): Promise<ReadResourceResult> =>
-        answering(log, RESOURCE_NOT_FOUND, async () => {
-          const brandId = requireId(variables.brandId, 'brandId', RESOURCE_NOT_FOUND);
-          const data = await view.read(service, brandId).catch((error: unknown) => {
-            if (error instanceof NotFoundError && error.key === 'brand') {
-              throw brandNotFound(brandId, RESOURCE_NOT_FOUND);
-            }
+      (uri, variables) =>
+        readJson(uri, log, async () => {
+          const brandId = requireId(variables.brandId, 'brandId');
+          return view.read(service, brandId).catch((error: unknown) => {
+            if (error instanceof NotFoundError && error.key === 'brand') throw brandNotFound(brandId);
             throw error;
           });
-          return { contents: [{ uri: uri.href, mimeType: MIME_TYPE, text: JSON.stringify(data, null, 2) }] };
         }),
     );
   }
+  // Posts are too many to list: the template only, for reading one and subscribing to its changes.
+  server.registerResource(
+    'post',
+    new ResourceTemplate(`${BRANDS}/{brandId}/posts/{postId}`, { list: undefined, complete }),
+    {
+      title: 'Post',
+      description:
+        'One post with its deliveries, as get_post returns it; subscribe to hear when it is published or a delivery fails.',
+      mimeType: MIME_TYPE,
+    },
+    (uri, variables) =>
+      readJson(uri, log, async () => {
+        const brandId = requireId(variables.brandId, 'brandId');
+        const postId = parseId(variables.postId);
+        if (postId === undefined) {
+          throw requestError(
+            ProtocolErrorCode.InvalidParams,
+            'postId must be an id in digits: call list_posts.',
+          );
+        }
+        return service.getPost({ brandId, postId }).catch((error: unknown) => {
+          if (error instanceof NotFoundError && error.key === 'brand') throw brandNotFound(brandId);
+          throw error;
+        });
+      }),
+  );
 }

@@ -4,7 +4,7 @@
  * sentences, each with what fixes it (error-hints.ts); a confirmation the user did not give is keyed
  * `confirmation`. Domain errors never become JSON-RPC errors.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import {
   DatabaseUnavailableError,
   isServiceError,

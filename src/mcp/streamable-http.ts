@@ -1,20 +1,36 @@
 /**
- * MCP over Streamable HTTP: one MCP server per session, each acting as the user whose API key opened
- * it. Every request carries the key (checked by the caller, who passes the user in); a session answers
- * only to its own user (another user's session id is unknown to them). Sessions idle for too long are
- * closed. Bodies are bounded before they are read, and a user may hold only so many sessions at once:
- * each holds an MCP server in memory until it is closed.
+ * MCP over Streamable HTTP, both protocol generations on one endpoint. Every request carries the API key
+ * (checked by the caller, who passes the user in); bodies are bounded before they are read.
+ * - 2025-11-25 and before (`initialize`, then `mcp-session-id`): one MCP server per session, acting as
+ *   the user whose key opened it; a session answers only to its own user (another user's session id is
+ *   unknown to them). Sessions idle for too long are closed, and a user may hold only so many at once:
+ *   each holds an MCP server in memory until it is closed.
+ * - 2026-07-28 (a `_meta` envelope in every request, no sessions): the SDK's handler makes a server for
+ *   each request; one handler per user, whose `subscriptions/listen` streams hear that user's publishing
+ *   events (resource-updates.ts).
+ * The SDK's own classification tells them apart (`isLegacyRequest`). A closing endpoint waits for the
+ * answers under way to be written out, not only computed.
  */
 import { randomUUID } from 'node:crypto';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import {
+  createMcpHandler,
+  isInitializeRequest,
+  isLegacyRequest,
+  type McpHttpHandler,
+  type McpServer,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
 import type { UserRecord } from '../ports.js';
 import { InFlightCalls } from './in-flight.js';
+import type { PublishingLog } from './logging.js';
 import { declaresTooLarge, describeBytes, readBodyText } from './request-body.js';
+import { PublishingEventBus } from './resource-updates.js';
 
 export interface McpHttpOptions {
-  createServer(user: UserRecord, inFlight: InFlightCalls): McpServer;
+  /** A server acting as `user`: for one 2025 session, or for one 2026-07-28 request. */
+  createServer(user: UserRecord, inFlight: InFlightCalls, era: 'legacy' | 'modern'): McpServer;
+  /** The publishing events `user` may hear, where this process publishes. */
+  publishingLogOf?(user: UserRecord): PublishingLog | undefined;
   idleTimeoutMs?: number;
   /** Largest request body read (default 4 MiB); larger ones get 413. */
   maxRequestBodyBytes?: number;
@@ -27,6 +43,8 @@ interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
   server: McpServer;
   inFlight: InFlightCalls;
+  /** The session's answers being written out. */
+  deliveries: InFlightCalls;
   lastSeenMs: number;
 }
 
@@ -51,8 +69,34 @@ function parseJson(text: string): unknown {
   }
 }
 
+/** The 2026-07-28 endpoint of one user. */
+interface ModernEndpoint {
+  handler: McpHttpHandler;
+  inFlight: InFlightCalls;
+  deliveries: InFlightCalls;
+}
+
+/**
+ * How long a closing endpoint lets the answers already computed be written out. A response stream still
+ * open after that holds a question waiting for a person, which closing ends.
+ */
+const WRITE_OUT_MS = 1_000;
+
+/** The response, counted in `deliveries` until its body has been written out (or abandoned). */
+function delivered(response: Response, deliveries: InFlightCalls): Response {
+  if (!response.body) return response;
+  const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+  deliveries.track(response.body.pipeTo(writable).catch(() => undefined));
+  return new Response(readable, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+}
+
 export class McpHttpSessions {
   private readonly sessions = new Map<string, Session>();
+  private readonly modern = new Map<string, ModernEndpoint>();
   /** Every session of a user, counted from its creation (before its id exists) until it closes. */
   private readonly sessionsOfUser = new Map<string, Set<Session>>();
   private readonly sweeper: NodeJS.Timeout;
@@ -86,13 +130,20 @@ export class McpHttpSessions {
       if (text === undefined) return this.tooLarge();
       const body = parseJson(text);
       if (body === undefined) return jsonRpcError(400, -32700, 'Parse error: Invalid JSON');
-      return session.transport.handleRequest(request, { parsedBody: body });
+      return delivered(
+        await session.transport.handleRequest(request, { parsedBody: body }),
+        session.deliveries,
+      );
     }
     if (request.method !== 'POST')
       return jsonRpcError(400, -32000, 'Bad Request: no session; send initialize first');
     const text = await readBodyText(request, this.maxBodyBytes);
     if (text === undefined) return this.tooLarge();
     const body = parseJson(text);
+    if (body !== undefined && !(await isLegacyRequest(request, body))) {
+      const { handler, deliveries } = this.modernEndpoint(user);
+      return delivered(await handler.fetch(request, { parsedBody: body }), deliveries);
+    }
     const messages = Array.isArray(body) ? body : [body];
     if (!messages.some((message) => isInitializeRequest(message))) {
       return jsonRpcError(400, -32000, 'Bad Request: no valid session id; send initialize first');
@@ -119,6 +170,23 @@ export class McpHttpSessions {
     }
   }
 
+  /** The user's 2026-07-28 handler, made on their first such request. */
+  private modernEndpoint(user: UserRecord): ModernEndpoint {
+    let endpoint = this.modern.get(user.id);
+    if (!endpoint) {
+      const inFlight = new InFlightCalls();
+      const log = this.options.publishingLogOf?.(user);
+      const handler = createMcpHandler(() => this.options.createServer(user, inFlight, 'modern'), {
+        legacy: 'reject',
+        maxRequestBodySize: this.maxBodyBytes,
+        ...(log ? { bus: new PublishingEventBus(log) } : {}),
+      });
+      endpoint = { handler, inFlight, deliveries: new InFlightCalls() };
+      this.modern.set(user.id, endpoint);
+    }
+    return endpoint;
+  }
+
   private tooLarge(): Response {
     return jsonRpcError(
       413,
@@ -131,7 +199,7 @@ export class McpHttpSessions {
 
   private async open(user: UserRecord): Promise<Session> {
     const inFlight = new InFlightCalls();
-    const server = this.options.createServer(user, inFlight);
+    const server = this.options.createServer(user, inFlight, 'legacy');
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       maxRequestBodySize: this.maxBodyBytes,
@@ -140,7 +208,14 @@ export class McpHttpSessions {
       },
       onsessionclosed: () => this.forget(session),
     });
-    const session: Session = { userId: user.id, transport, server, inFlight, lastSeenMs: Date.now() };
+    const session: Session = {
+      userId: user.id,
+      transport,
+      server,
+      inFlight,
+      deliveries: new InFlightCalls(),
+      lastSeenMs: Date.now(),
+    };
     const ofUser = this.sessionsOfUser.get(user.id) ?? new Set<Session>();
     this.sessionsOfUser.set(user.id, ofUser.add(session));
     transport.onclose = () => this.forget(session);
@@ -178,9 +253,19 @@ export class McpHttpSessions {
   async closeAll(): Promise<void> {
     clearInterval(this.sweeper);
     const sessions = [...this.sessions.values()];
+    const modern = [...this.modern.values()];
     this.sessions.clear();
     this.sessionsOfUser.clear();
-    await Promise.all(sessions.map((session) => session.inFlight.settled()));
-    await Promise.all(sessions.map((session) => session.server.close().catch(() => undefined)));
+    this.modern.clear();
+    const all = [...sessions, ...modern];
+    await Promise.all(all.map((each) => each.inFlight.settled()));
+    await Promise.race([
+      Promise.all(all.map((each) => each.deliveries.settled())),
+      new Promise((resolve) => setTimeout(resolve, WRITE_OUT_MS).unref()),
+    ]);
+    await Promise.all([
+      ...sessions.map((session) => session.server.close().catch(() => undefined)),
+      ...modern.map((endpoint) => endpoint.handler.close().catch(() => undefined)),
+    ]);
   }
 }

@@ -5,7 +5,7 @@
  * tools/list comes from the build (scripts/build.mjs defines `__TOOL_LIST__`, its JSON text); from
  * source it is derived here.
  */
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import type { ToolDefinition } from './tool.js';
 import type { Toolset } from './toolsets.js';
 

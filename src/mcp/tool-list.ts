@@ -10,7 +10,7 @@
  * integer bound of ±2^53-1). Output schemas are exact, with a schema used more than once written once
  * under `definitions`. The server's own validation, REST and OpenAPI keep every rule either way.
  */
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { Pagination } from '../domain/schemas.js';
 import { toolIcons } from './icons.js';

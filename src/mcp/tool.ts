@@ -31,8 +31,16 @@ export interface ToolContext {
   /**
    * Asks the client to open `url` for the user (URL-mode elicitation): the user's answer, and how to
    * tell the client that what happened there is done. Rejects when the client could not be asked.
+   * `carry` is what the call must not redo when it runs again with the answer (MCP 2026-07-28, where
+   * the client answers by calling again): it comes back as `carried`.
    */
-  openUrl(message: string, url: string): Promise<{ accepted: boolean; completed(): Promise<void> }>;
+  openUrl(
+    message: string,
+    url: string,
+    carry?: Record<string, unknown>,
+  ): Promise<{ accepted: boolean; completed(): Promise<void> }>;
+  /** What this call carried when it asked the user, on the call that brings the answer (2026-07-28). */
+  readonly carried?: Record<string, unknown>;
   /** Waits for what a person does (a sign-in in a browser) without counting it as the call's work. */
   waitForUser<T>(work: Promise<T>): Promise<T>;
   /** Aborted when the client cancels the call. */

@@ -4,13 +4,10 @@
  * parsed from the strings that MCP arguments and URI variables are, and errors as JSON-RPC errors
  * (prompts and resources have no error result, unlike tools).
  */
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from '@modelcontextprotocol/server';
 import { isServiceError, UnauthenticatedError, ValidationError } from '../domain/errors.js';
 import { type Brand, type Collection, PER_PAGE_MAX } from '../domain/schemas.js';
 import type { Page, PublishingService } from '../service/publishing-service.js';
-
-/** MCP's code for a resource that does not exist (resources/read). */
-export const RESOURCE_NOT_FOUND = -32002;
 
 export type ErrorLog = (message: string, error: unknown) => void;
 
@@ -18,8 +15,15 @@ export type ErrorLog = (message: string, error: unknown) => void;
  * A JSON-RPC error whose message is the sentence alone: McpError's own message starts with
  * "MCP error <code>:", which the server would send and the client would prefix once more.
  */
-export function requestError(code: number, message: string): McpError {
-  const error = new McpError(code, message);
+export function requestError(code: number, message: string): ProtocolError {
+  const error = new ProtocolError(code, message);
+  error.message = message;
+  return error;
+}
+
+/** A resource that does not exist (SEP-2164: -32602 with the URI as its data), in a sentence. */
+export function resourceNotFound(uri: string, message: string): ResourceNotFoundError {
+  const error = new ResourceNotFoundError(uri, message);
   error.message = message;
   return error;
 }
@@ -50,7 +54,11 @@ export function parseId(value: unknown): number | undefined {
 }
 
 /** The id an argument names, or an InvalidParams error that says what to pass. */
-export function requireId(value: unknown, name: string, code: number = ErrorCode.InvalidParams): number {
+export function requireId(
+  value: unknown,
+  name: string,
+  code: number = ProtocolErrorCode.InvalidParams,
+): number {
   const id = parseId(value);
   if (id !== undefined) return id;
   const given = typeof value === 'string' ? JSON.stringify(value) : 'nothing';
@@ -59,7 +67,10 @@ export function requireId(value: unknown, name: string, code: number = ErrorCode
 }
 
 /** "Brand 9 not found": the same for a brand that does not exist and one of another user. */
-export function brandNotFound(brandId: number, code: number = ErrorCode.InvalidParams): McpError {
+export function brandNotFound(
+  brandId: number,
+  code: number = ProtocolErrorCode.InvalidParams,
+): ProtocolError {
   return requestError(code, `Brand ${brandId} not found: call list_brands for the brands you can use.`);
 }
 
@@ -67,7 +78,7 @@ export function brandNotFound(brandId: number, code: number = ErrorCode.InvalidP
 export async function findBrand(
   service: PublishingService,
   brandId: number,
-  code: number = ErrorCode.InvalidParams,
+  code: number = ProtocolErrorCode.InvalidParams,
 ): Promise<Brand> {
   const brand = (await allBrands(service)).find((candidate) => candidate.id === brandId);
   if (!brand) throw brandNotFound(brandId, code);
@@ -82,7 +93,7 @@ export async function findCollection(
   const collection = (await allCollections(service, brand.id)).find((c) => c.id === collectionId);
   if (!collection) {
     throw requestError(
-      ErrorCode.InvalidParams,
+      ProtocolErrorCode.InvalidParams,
       `Collection ${collectionId} not found in brand ${brand.id} (${brand.title}): call list_collections with brandId ${brand.id}.`,
     );
   }
@@ -97,7 +108,7 @@ export async function answering<T>(log: ErrorLog, code: number, work: () => Prom
   try {
     return await work();
   } catch (error) {
-    if (error instanceof McpError) throw error;
+    if (error instanceof ProtocolError) throw error;
     if (isServiceError(error)) {
       const details = error instanceof ValidationError ? Object.values(error.errors).flat() : [];
       // Remote mode: a refused key's cause names the server and the settings to check.
@@ -107,7 +118,7 @@ export async function answering<T>(log: ErrorLog, code: number, work: () => Prom
     }
     log('prompt or resource request failed unexpectedly', error);
     throw requestError(
-      ErrorCode.InternalError,
+      ProtocolErrorCode.InternalError,
       'The server failed to complete the request. Its log has the details; try again.',
     );
   }

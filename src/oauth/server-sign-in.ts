@@ -109,7 +109,7 @@ export class ServerSignIns {
   /** The sign-ins begun by this process, by state hash: what the MCP tool waits for. */
   private readonly waiting = new Map<
     string,
-    { outcome: Promise<ChannelDetail>; settle(outcome: ChannelDetail | Error): void }
+    { outcome: Promise<ChannelDetail>; settle(outcome: ChannelDetail | Error): void; settled?: boolean }
   >();
 
   constructor(private readonly options: ServerSignInsOptions) {}
@@ -218,9 +218,16 @@ export class ServerSignIns {
     });
   }
 
+  /**
+   * Settles the sign-in once. Its outcome is kept for the sign-in's life: a client that brings the user's
+   * answer in a second call (MCP 2026-07-28) may ask for it after the callback.
+   */
   private settle(key: string, outcome: ChannelDetail | Error): void {
-    this.waiting.get(key)?.settle(outcome);
-    this.waiting.delete(key);
+    const waiting = this.waiting.get(key);
+    if (!waiting || waiting.settled) return;
+    waiting.settled = true;
+    waiting.settle(outcome);
+    setTimeout(() => this.waiting.delete(key), SIGN_IN_TTL_MS).unref?.();
   }
 
   /**

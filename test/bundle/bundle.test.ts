@@ -41,6 +41,8 @@ interface Manifest {
     mcp_config: { command: string; args: string[]; env: Record<string, string> };
   };
   tools: Array<{ name: string }>;
+  prompts: Array<{ name: string; arguments: string[] }>;
+  icon: string;
   user_config: Record<string, { type: string; sensitive?: boolean }>;
   compatibility: { runtimes: { node: string } };
 }
@@ -133,6 +135,7 @@ describe('npm run bundle (scripts/bundle.mjs)', () => {
         'manifest.json',
         'package.json',
         'README.md',
+        'assets/icon.png',
         'dist/main.js',
         'dist/program.cjs',
       ]),
@@ -143,6 +146,8 @@ describe('npm run bundle (scripts/bundle.mjs)', () => {
       'dist/program.cjs',
     ]);
     expect(all.filter((file) => /^dist\/.*\.map$/.test(file))).toEqual([]);
+    // The icon the manifest names, as committed (test/bundle/icon.test.ts checks it is the server's).
+    expect(readFileSync(join(unpacked, manifest.icon))).toEqual(readFileSync(join(ROOT, manifest.icon)));
     // Every dependency is inside the bundled program: no node_modules at all.
     expect(all.filter((file) => file.startsWith('node_modules/'))).toEqual([]);
     const runtime = JSON.parse(readFileSync(join(unpacked, 'package.json'), 'utf8')) as Record<
@@ -248,7 +253,7 @@ const titles = (result: CallToolResult) =>
   (result.structuredContent as { data: Array<{ title: string }> }).data.map((brand) => brand.title);
 
 describe('the unpacked bundle, started like Claude Desktop starts it', () => {
-  it('serves the 12 tools over stdio on node:sqlite, with the data in user_config.data_dir', async () => {
+  it("serves the 14 tools and the manifest's prompts over stdio on node:sqlite, its data in user_config.data_dir", async () => {
     const dataDir = mkdtempSync(join(work, 'data-'));
     // api_url and api_key unset: the host passes their placeholders through unexpanded.
     const session = await startBundled({ data_dir: dataDir });
@@ -262,6 +267,15 @@ describe('the unpacked bundle, started like Claude Desktop starts it', () => {
       const listed = await session.client.listTools(undefined, { timeout: CHILD_TIMEOUT_MS });
       expect(listed.tools.map((tool) => tool.name)).toEqual(manifest.tools.map((tool) => tool.name));
       expect(listed.tools).toHaveLength(14);
+
+      // The prompts the manifest shows are the server's, with their arguments.
+      const prompts = await session.client.listPrompts(undefined, { timeout: CHILD_TIMEOUT_MS });
+      expect(
+        prompts.prompts.map((prompt) => ({
+          name: prompt.name,
+          arguments: (prompt.arguments ?? []).map((argument) => argument.name),
+        })),
+      ).toEqual(manifest.prompts.map(({ name, arguments: names }) => ({ name, arguments: names })));
 
       const brands = await session.call('list_brands');
       expect(brands.isError ?? false).toBe(false);
@@ -287,6 +301,29 @@ describe('the unpacked bundle, started like Claude Desktop starts it', () => {
     expect(session.stderr()).not.toMatch(STACK_FRAME);
     expect(session.stderr()).not.toMatch(/ExperimentalWarning|SQLite is an experimental/i);
     expect(session.stderr()).not.toMatch(/better-sqlite3|@photostructure/);
+  });
+
+  it('passes the settings to the server: read-only offers only the tools that change nothing', async () => {
+    const session = await startBundled({ data_dir: mkdtempSync(join(work, 'data-')), read_only: 'true' });
+    try {
+      const listed = await session.client.listTools(undefined, { timeout: CHILD_TIMEOUT_MS });
+      const readOnly = TOOLS.filter((tool) => tool.annotations.readOnlyHint).map((tool) => tool.name);
+      expect(readOnly.length).toBeGreaterThan(3);
+      expect(readOnly.length).toBeLessThan(TOOLS.length);
+      expect(listed.tools.map((tool) => tool.name)).toEqual(readOnly);
+    } finally {
+      await session.client.close();
+    }
+  });
+
+  it('refuses a half-set bucket at the start with a message that names what is missing', async () => {
+    const session = startBundled({
+      data_dir: mkdtempSync(join(work, 'data-')),
+      media_s3_bucket: 'acme-media',
+      media_s3_access_key_id: 'AKIAEXAMPLE',
+    });
+    // The start-up failure answers initialize with its reason (README, Troubleshooting).
+    await expect(session).rejects.toThrow(/SOCIAL_PUBLISHER_MEDIA_S3_SECRET_ACCESS_KEY/);
   });
 
   it('with every setting left empty, uses the per-user data directory', async () => {

@@ -172,3 +172,57 @@ export function run(
     });
   });
 }
+
+/** The 2026-07-28 protocol version: no handshake, each request says its version in `_meta`. */
+export const STATELESS_VERSION = '2026-07-28';
+
+export interface JsonRpcAnswer {
+  status: number;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string; data?: unknown };
+}
+
+/**
+ * One request of the 2026-07-28 wire to `url` (serve's /mcp), as a conformant client sends it: the
+ * per-request `_meta` (protocol version, client info and capabilities) and the standard headers
+ * (MCP-Protocol-Version, Mcp-Method, Mcp-Name). Reads a JSON body or the last message of an SSE stream.
+ * The request's `params` may carry `inputResponses` and `requestState` (an answer to input_required).
+ */
+export async function statelessRequest(
+  url: string,
+  key: string,
+  method: string,
+  params: Record<string, unknown>,
+  clientCapabilities: Record<string, unknown> = {},
+): Promise<JsonRpcAnswer> {
+  const name = params.name ?? params.uri ?? (params.ref as { name?: string } | undefined)?.name;
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': STATELESS_VERSION,
+      'mcp-method': method,
+      ...(typeof name === 'string' && method !== 'completion/complete' ? { 'mcp-name': name } : {}),
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method,
+      params: {
+        ...params,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': STATELESS_VERSION,
+          'io.modelcontextprotocol/clientInfo': { name: 'conformance-test', version: '1.0.0' },
+          'io.modelcontextprotocol/clientCapabilities': clientCapabilities,
+        },
+      },
+    }),
+  });
+  const text = await response.text();
+  const json = response.headers.get('content-type')?.includes('text/event-stream')
+    ? [...text.matchAll(/^data: (.*)$/gm)].map((match) => match[1]!).at(-1)
+    : text;
+  return { status: response.status, ...JSON.parse(json ?? '{}') };
+}

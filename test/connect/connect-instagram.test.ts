@@ -7,15 +7,14 @@
  * account with /me. Tokens are stored sealed and appear in no output.
  */
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { cleanup, requireBuild, runMain, spawnMain, tempDir } from '../mcp/cli-harness.js';
+import { cleanup, requireBuild, runMain, tempDir } from '../mcp/cli-harness.js';
 import {
-  collect,
-  DEMO_BRAND,
-  freePort,
-  programEnv,
-  readDatabase,
-  waitForStderr,
-} from '../support/connected-program.js';
+  connectThrough,
+  expectNoSecretPrinted,
+  printedChannel,
+  storedConnections,
+} from '../support/connect-sign-in.js';
+import { DEMO_BRAND, programEnv } from '../support/connected-program.js';
 import { ACME_INSTAGRAM, type InstagramServer, startInstagramServer } from '../support/instagram-server.js';
 
 const TEA = {
@@ -33,43 +32,24 @@ beforeEach(async () => {
   return () => instagram.close();
 });
 
-const appEnv = (dataDir: string) =>
-  programEnv(dataDir, {
-    SOCIAL_PUBLISHER_FACEBOOK_CLIENT_ID: instagram.apps.facebook.clientId,
-    SOCIAL_PUBLISHER_FACEBOOK_CLIENT_SECRET: instagram.apps.facebook.clientSecret,
-    SOCIAL_PUBLISHER_INSTAGRAM_CLIENT_ID: instagram.apps.instagram.clientId,
-    SOCIAL_PUBLISHER_INSTAGRAM_CLIENT_SECRET: instagram.apps.instagram.clientSecret,
-  });
-const roots = () => ['--auth-root', instagram.url, '--api-root', instagram.url];
-const address = (path: string) => new RegExp(`\\n {2}(http:\\/\\/127\\.0\\.0\\.1:\\d+${path}\\?\\S+)\\n`);
+/** `connect instagram` with one of its sign-ins (`--login`), each with its own app. */
+const through = (login: 'facebook' | 'instagram') =>
+  connectThrough(() => ({
+    kind: 'instagram',
+    appName: login.toUpperCase(),
+    app: instagram.apps[login],
+    url: instagram.url,
+    authorizePath: login === 'facebook' ? String.raw`/v\d+\.\d+/dialog/oauth` : '/oauth/authorize',
+  }));
 
 /** Runs connect, approves in the "browser", and answers the channel and the stored settings. */
 async function connect(login: 'facebook' | 'instagram', extra: string[]) {
   const dataDir = tempDir('spm-instagram-');
-  const redirect = `http://127.0.0.1:${await freePort()}/callback`;
-  instagram.apps[login].redirectUris.push(redirect);
-  const child = spawnMain(
-    ['connect', 'instagram', '--brand', DEMO_BRAND, ...roots(), '--redirect-uri', redirect, ...extra],
-    appEnv(dataDir),
-  );
-  const out = collect(child);
-  const path = login === 'facebook' ? '\\/v\\d+\\.\\d+\\/dialog\\/oauth' : '\\/oauth\\/authorize';
-  const [, shown] = await waitForStderr(child, address(path), out.stderr);
-  const url = new URL(shown!);
-  const approved = await fetch(shown!, { redirect: 'manual' });
-  expect(approved.status).toBe(302);
-  await fetch(approved.headers.get('location')!);
-  expect(await out.exit, out.stderr.text).toBe(0);
-  for (const secret of instagram.secrets()) {
-    expect(out.stdout.text).not.toContain(secret);
-    expect(out.stderr.text).not.toContain(secret);
-  }
-  const channel = JSON.parse(out.stdout.text) as { type: string; connection: Record<string, unknown> };
-  const row = readDatabase(
-    dataDir,
-    (db) => db.prepare('SELECT settings FROM channel_connections').get() as { settings: string },
-  );
-  return { url, channel, settings: JSON.parse(row.settings) as Record<string, unknown> };
+  const run = await through(login).signIn(dataDir, extra);
+  expect(run.code, run.stderr).toBe(0);
+  expectNoSecretPrinted(run, instagram.secrets());
+  const [stored] = storedConnections(dataDir);
+  return { url: run.address, channel: printedChannel(run), settings: stored!.settings };
 }
 
 describe('connect instagram', () => {
@@ -121,14 +101,7 @@ describe('connect instagram', () => {
     expect(wrong.stderr).toContain(
       '--login of connect instagram is one of facebook, instagram, not "tiktok".',
     );
-    const missing = await runMain(
-      ['connect', 'instagram', '--brand', DEMO_BRAND, '--login', 'instagram', ...roots()],
-      programEnv(tempDir('spm-instagram-')),
-    );
-    expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain(
-      'SOCIAL_PUBLISHER_INSTAGRAM_CLIENT_ID and SOCIAL_PUBLISHER_INSTAGRAM_CLIENT_SECRET',
-    );
+    await through('instagram').withoutApp(tempDir('spm-instagram-'), ['--login', 'instagram']);
     const other = await runMain(
       ['connect', 'facebook', '--brand', DEMO_BRAND, '--login', 'instagram'],
       programEnv(tempDir('spm-instagram-')),

@@ -7,15 +7,13 @@
  * board, its id the account id. The tokens are stored sealed and appear in no output.
  */
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { cleanup, requireBuild, runMain, spawnMain, tempDir } from '../mcp/cli-harness.js';
+import { cleanup, requireBuild, tempDir } from '../mcp/cli-harness.js';
 import {
-  collect,
-  DEMO_BRAND,
-  freePort,
-  programEnv,
-  readDatabase,
-  waitForStderr,
-} from '../support/connected-program.js';
+  connectThrough,
+  expectNoSecretPrinted,
+  printedChannel,
+  storedConnections,
+} from '../support/connect-sign-in.js';
 import { type PinterestServer, startPinterestServer } from '../support/pinterest-server.js';
 
 let pinterest: PinterestServer;
@@ -32,40 +30,24 @@ beforeEach(async () => {
   return () => pinterest.close();
 });
 
-const appEnv = (dataDir: string) =>
-  programEnv(dataDir, {
-    SOCIAL_PUBLISHER_PINTEREST_CLIENT_ID: pinterest.app.clientId,
-    SOCIAL_PUBLISHER_PINTEREST_CLIENT_SECRET: pinterest.app.clientSecret,
-  });
-const roots = () => ['--auth-root', pinterest.url, '--api-root', pinterest.url];
-const ADDRESS = /\n {2}(http:\/\/127\.0\.0\.1:\d+\/oauth\/\?\S+)\n/;
-
-/** Runs `connect pinterest` with `args`, approving in the "browser": the process and its output. */
-async function signIn(dataDir: string, args: string[]) {
-  const redirect = `http://127.0.0.1:${await freePort()}/callback`;
-  pinterest.app.redirectUris.push(redirect);
-  const child = spawnMain(
-    ['connect', 'pinterest', '--brand', DEMO_BRAND, ...roots(), '--redirect-uri', redirect, ...args],
-    appEnv(dataDir),
-  );
-  const out = collect(child);
-  const [, address] = await waitForStderr(child, ADDRESS, out.stderr);
-  const approved = await fetch(address!, { redirect: 'manual' });
-  expect(approved.status).toBe(302);
-  await fetch(approved.headers.get('location')!);
-  return { out, address: new URL(address!) };
-}
+const connect = connectThrough(() => ({
+  kind: 'pinterest',
+  appName: 'PINTEREST',
+  app: pinterest.app,
+  url: pinterest.url,
+  authorizePath: '/oauth/',
+}));
 
 describe('connect pinterest: a sign-in in the browser with the operator’s Pinterest app', () => {
   it('signs in, picks the board --account names, stores the tokens sealed', async () => {
     const dataDir = tempDir('spm-pinterest-');
-    const { out, address } = await signIn(dataDir, ['--account', 'Kitchen tools']);
-    expect(address.searchParams.get('scope')).toBe(
+    const run = await connect.signIn(dataDir, ['--account', 'Kitchen tools']);
+    expect(run.address.searchParams.get('scope')).toBe(
       'boards:read,boards:write,pins:read,pins:write,user_accounts:read',
     );
-    expect(address.searchParams.get('code_challenge')).toBeNull();
-    expect(await out.exit, out.stderr.text).toBe(0);
-    const channel = JSON.parse(out.stdout.text) as { type: string; connection: Record<string, unknown> };
+    expect(run.address.searchParams.get('code_challenge')).toBeNull();
+    expect(run.code, run.stderr).toBe(0);
+    const channel = printedChannel(run);
     expect(channel.type).toBe('Pinterest');
     expect(channel.connection).toMatchObject({
       connector: 'pinterest',
@@ -75,24 +57,14 @@ describe('connect pinterest: a sign-in in the browser with the operator’s Pint
       credentials: 'stored',
       limits: expect.objectContaining({ textLimit: 800, titleLimit: 100, comments: false }),
     });
-    for (const secret of pinterest.secrets()) {
-      expect(out.stdout.text).not.toContain(secret);
-      expect(out.stderr.text).not.toContain(secret);
-    }
-    const row = readDatabase(
-      dataDir,
-      (db) =>
-        db.prepare('SELECT settings, secret FROM channel_connections').get() as {
-          settings: string;
-          secret: string;
-        },
-    );
-    expect(JSON.parse(row.settings)).toEqual({
+    expectNoSecretPrinted(run, pinterest.secrets());
+    const [stored] = storedConnections(dataDir);
+    expect(stored!.settings).toEqual({
       boardId: '549755885176',
       username: 'acmekitchen',
       authRoot: pinterest.url,
     });
-    for (const secret of pinterest.secrets()) expect(String(row.secret)).not.toContain(secret);
+    for (const secret of pinterest.secrets()) expect(stored!.secret).not.toContain(secret);
     const [exchange] = pinterest.kit.requestsTo('/v5/oauth/token', 'POST');
     expect(String(exchange!.headers.authorization)).toMatch(/^Basic /);
     expect(new Map(exchange!.body.fields).get('grant_type')).toBe('authorization_code');
@@ -100,22 +72,15 @@ describe('connect pinterest: a sign-in in the browser with the operator’s Pint
 
   it('several boards and no --account: exit 2 with the boards to choose from, nothing connected', async () => {
     const dataDir = tempDir('spm-pinterest-');
-    const { out } = await signIn(dataDir, []);
-    expect(await out.exit).toBe(2);
-    expect(out.stderr.text).toContain('Recipes');
-    expect(out.stderr.text).toContain('549755885176');
-    expect(out.stdout.text).toBe('');
+    const run = await connect.signIn(dataDir);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('Recipes');
+    expect(run.stderr).toContain('549755885176');
+    expect(run.stdout).toBe('');
   });
 
   it('without the app’s credentials: exit 1, naming the Pinterest settings and where to register', async () => {
-    const run = await runMain(
-      ['connect', 'pinterest', '--brand', DEMO_BRAND, ...roots()],
-      programEnv(tempDir('spm-pinterest-')),
-    );
-    expect(run.code).toBe(1);
-    expect(run.stderr).toContain(
-      'SOCIAL_PUBLISHER_PINTEREST_CLIENT_ID and SOCIAL_PUBLISHER_PINTEREST_CLIENT_SECRET',
-    );
+    const run = await connect.withoutApp(tempDir('spm-pinterest-'));
     expect(run.stderr).toContain('https://developers.pinterest.com/apps/');
   });
 });

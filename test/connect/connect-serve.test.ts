@@ -7,6 +7,10 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import {
+  Client as ClientV2,
+  StreamableHTTPClientTransport as StreamableHTTPClientTransportV2,
+} from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
@@ -33,7 +37,7 @@ beforeAll(() => requireBuild());
 afterEach(async () => {
   await serve?.stop();
   await linkedin.close();
-  cleanup();
+  await cleanup();
 });
 
 /** A data directory with the operator's LinkedIn app in apps.json, pointed at the stand-in. */
@@ -237,6 +241,53 @@ describe('connect_channel over MCP', () => {
   });
 });
 
+describe('connect_channel on MCP 2026-07-28', () => {
+  it('the address as an input_required URL question; the call that brings the answer returns the channel', async () => {
+    await serveWithApp();
+    const linkedInChannels = async () =>
+      (await restClient(serve).get<Array<{ type: string }>>('/v1/brands/1/channels?per_page=100')).filter(
+        (channel) => channel.type === 'LinkedIn',
+      ).length;
+    const before = await linkedInChannels();
+    const client = new ClientV2(
+      { name: 'connect-modern', version: '1' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: { url: {} } } },
+    );
+    const opened: string[] = [];
+    let code = '';
+    client.setRequestHandler('elicitation/create', async (request) => {
+      const params = request.params as { mode?: string; url?: string };
+      if (params.mode !== 'url' || !params.url) return { action: 'decline' };
+      opened.push(params.url);
+      // The user approves in the browser; the client answers at once.
+      void linkedin.approve(params.url).then(async (approved) => {
+        code = approved.code;
+        await fetch(approved.redirectedTo);
+      });
+      return { action: 'accept' };
+    });
+    await client.connect(
+      new StreamableHTTPClientTransportV2(new URL(`${serve.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${serve.key}` } },
+      }),
+    );
+    const result = await client.callTool(
+      { name: 'connect_channel', arguments: { brandId: 1, platform: 'linkedin', account: MEMBER_URN } },
+      { timeout: CHILD_TIMEOUT_MS },
+    );
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    // One sign-in, asked once: the second call carried it rather than starting another.
+    expect(opened).toHaveLength(1);
+    const data = (result.structuredContent as { data: { type: string; connection: Record<string, unknown> } })
+      .data;
+    expect(data.type).toBe('LinkedIn');
+    expect(data.connection).toMatchObject({ connector: 'linkedin', credentials: 'stored' });
+    expect(JSON.stringify(result)).not.toContain(code);
+    expect(await linkedInChannels()).toBe(before + 1);
+    await client.close();
+  });
+});
+
 describe('connect_channel over stdio', () => {
   it('a client without elicitation gets the address; the process itself takes the callback on loopback', async () => {
     const redirect = `http://127.0.0.1:${await freePort()}/callback`;
@@ -277,7 +328,7 @@ describe('connect_channel over stdio', () => {
       platform: 'linkedin',
       account: MEMBER_URN,
     });
-    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    expect(result.isError, `${JSON.stringify(result.content)} ${session.stderr()} SERVE: ${serve.stderr()}`).toBeFalsy();
     const { authorizationUrl } = (result.structuredContent as { data: { authorizationUrl: string } }).data;
     expect(new URL(authorizationUrl).searchParams.get('redirect_uri')).toBe(`${serve.url}/oauth/callback`);
     const landed = await fetch((await linkedin.approve(authorizationUrl)).redirectedTo);

@@ -7,17 +7,14 @@
  * appear in no output; the connection keeps its --auth-root for the refreshes.
  */
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { cleanup, requireBuild, runMain, spawnMain, tempDir } from '../mcp/cli-harness.js';
+import { cleanup, requireBuild, tempDir } from '../mcp/cli-harness.js';
 import {
-  collect,
-  DEMO_BRAND,
-  freePort,
-  programEnv,
-  readDatabase,
-  waitForStderr,
-} from '../support/connected-program.js';
+  connectThrough,
+  expectNoSecretPrinted,
+  printedChannel,
+  storedConnections,
+} from '../support/connect-sign-in.js';
 import { startXServer, X_USER_ID, type XServer } from '../support/x-server.js';
-import { approve } from '../support/x-sign-in.js';
 
 let x: XServer;
 
@@ -28,34 +25,24 @@ beforeEach(async () => {
   return () => x.close();
 });
 
-const appEnv = (dataDir: string) =>
-  programEnv(dataDir, {
-    SOCIAL_PUBLISHER_X_CLIENT_ID: x.signIn.app.clientId,
-    SOCIAL_PUBLISHER_X_CLIENT_SECRET: x.signIn.app.clientSecret,
-  });
-const roots = () => ['--auth-root', x.url, '--api-root', x.url];
-const ADDRESS = /\n {2}(http:\/\/127\.0\.0\.1:\d+\/i\/oauth2\/authorize\?\S+)\n/;
+const connect = connectThrough(() => ({
+  kind: 'x',
+  appName: 'X',
+  app: x.signIn.app,
+  url: x.url,
+  authorizePath: '/i/oauth2/authorize',
+}));
 
 describe('connect x: a sign-in in the browser with the operator’s app', () => {
   it('signs in with PKCE, reads the account, and stores the tokens sealed with the auth root', async () => {
     const dataDir = tempDir('spm-x-');
-    const redirect = `http://127.0.0.1:${await freePort()}/callback`;
-    x.signIn.app.redirectUris.push(redirect);
-    const child = spawnMain(
-      ['connect', 'x', '--brand', DEMO_BRAND, ...roots(), '--redirect-uri', redirect],
-      appEnv(dataDir),
-    );
-    const out = collect(child);
-    const [, address] = await waitForStderr(child, ADDRESS, out.stderr);
-    const url = new URL(address!);
-    expect(url.searchParams.get('scope')).toBe(
+    const run = await connect.signIn(dataDir);
+    expect(run.address.searchParams.get('scope')).toBe(
       'tweet.read tweet.write users.read media.write offline.access',
     );
-    expect(url.searchParams.get('code_challenge_method')).toBe('S256');
-    const approved = await approve(address!);
-    await fetch(approved.redirectedTo);
-    expect(await out.exit, out.stderr.text).toBe(0);
-    const channel = JSON.parse(out.stdout.text) as { type: string; connection: Record<string, unknown> };
+    expect(run.address.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(run.code, run.stderr).toBe(0);
+    const channel = printedChannel(run);
     expect(channel.type).toBe('X/Twitter');
     expect(channel.connection).toMatchObject({
       connector: 'x',
@@ -64,26 +51,16 @@ describe('connect x: a sign-in in the browser with the operator’s app', () => 
       profileUrl: 'https://x.com/acme',
       credentials: 'stored',
     });
-    for (const secret of x.secrets()) {
-      expect(out.stdout.text).not.toContain(secret);
-      expect(out.stderr.text).not.toContain(secret);
-    }
-    const row = readDatabase(
-      dataDir,
-      (db) => db.prepare('SELECT settings FROM channel_connections').get() as { settings: string },
-    );
-    expect(JSON.parse(row.settings)).toEqual({ username: 'acme', authRoot: x.url });
+    expectNoSecretPrinted(run, x.secrets());
+    expect(storedConnections(dataDir).map((row) => row.settings)).toEqual([
+      { username: 'acme', authRoot: x.url },
+    ]);
     const exchange = x.kit.requestsTo('/2/oauth2/token')[0]!;
     expect(new Map(exchange.body.fields).get('code_verifier')).toMatch(/^[\w-]{43,128}$/);
   });
 
   it('without the app’s credentials: exit 1, naming X’s settings and developer.x.com', async () => {
-    const run = await runMain(
-      ['connect', 'x', '--brand', DEMO_BRAND, ...roots()],
-      programEnv(tempDir('spm-x-')),
-    );
-    expect(run.code).toBe(1);
-    expect(run.stderr).toContain('SOCIAL_PUBLISHER_X_CLIENT_ID and SOCIAL_PUBLISHER_X_CLIENT_SECRET');
+    const run = await connect.withoutApp(tempDir('spm-x-'));
     expect(run.stderr).toContain('https://developer.x.com/en/portal/dashboard');
   });
 });

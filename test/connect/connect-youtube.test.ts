@@ -8,16 +8,13 @@
  * --auth-root for the refreshes.
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { cleanup, requireBuild, runMain, spawnMain, tempDir } from '../mcp/cli-harness.js';
+import { cleanup, requireBuild, tempDir } from '../mcp/cli-harness.js';
 import {
-  collect,
-  DEMO_BRAND,
-  freePort,
-  programEnv,
-  readDatabase,
-  waitForStderr,
-} from '../support/connected-program.js';
-import { approve } from '../support/x-sign-in.js';
+  connectThrough,
+  expectNoSecretPrinted,
+  printedChannel,
+  storedConnections,
+} from '../support/connect-sign-in.js';
 import {
   startYouTubeServer,
   YOUTUBE_SCOPE,
@@ -30,36 +27,16 @@ let youtube: YouTubeServer;
 beforeAll(() => requireBuild());
 afterEach(async () => {
   await youtube?.close();
-  cleanup();
+  await cleanup();
 });
 
-const appEnv = (dataDir: string) =>
-  programEnv(dataDir, {
-    SOCIAL_PUBLISHER_GOOGLE_CLIENT_ID: youtube.signIn.app.clientId,
-    SOCIAL_PUBLISHER_GOOGLE_CLIENT_SECRET: youtube.signIn.app.clientSecret,
-  });
-const roots = () => ['--auth-root', youtube.url, '--api-root', youtube.url];
-const ADDRESS = /\n {2}(http:\/\/127\.0\.0\.1:\d+\/o\/oauth2\/v2\/auth\?\S+)\n/;
-
-/** Runs `connect youtube` with these flags, approving in the "browser"; the exit, stdout and stderr. */
-async function connectYouTube(dataDir: string, flags: string[]) {
-  const redirect = `http://127.0.0.1:${await freePort()}/callback`;
-  youtube.signIn.app.redirectUris.push(redirect);
-  const child = spawnMain(
-    ['connect', 'youtube', '--brand', DEMO_BRAND, ...roots(), '--redirect-uri', redirect, ...flags],
-    appEnv(dataDir),
-  );
-  const out = collect(child);
-  const [, address] = await waitForStderr(child, ADDRESS, out.stderr);
-  const approved = await approve(address!);
-  await fetch(approved.redirectedTo);
-  return {
-    code: await out.exit,
-    stdout: out.stdout.text,
-    stderr: out.stderr.text,
-    address: new URL(address!),
-  };
-}
+const connect = connectThrough(() => ({
+  kind: 'youtube',
+  appName: 'GOOGLE',
+  app: youtube.signIn.app,
+  url: youtube.url,
+  authorizePath: '/o/oauth2/v2/auth',
+}));
 
 async function start(options: YouTubeServerOptions = {}) {
   youtube = await startYouTubeServer(options);
@@ -69,14 +46,14 @@ describe('connect youtube: a Google sign-in in the browser with the operator’s
   it('asks for offline access with consent and PKCE, reads the channel, keeps the tokens sealed', async () => {
     await start();
     const dataDir = tempDir('spm-youtube-');
-    const run = await connectYouTube(dataDir, []);
+    const run = await connect.signIn(dataDir);
     expect(run.code, run.stderr).toBe(0);
     const query = run.address.searchParams;
     expect(query.get('scope')).toBe(YOUTUBE_SCOPE);
     expect(query.get('access_type')).toBe('offline');
     expect(query.get('prompt')).toBe('consent');
     expect(query.get('code_challenge_method')).toBe('S256');
-    const channel = JSON.parse(run.stdout) as { type: string; connection: Record<string, unknown> };
+    const channel = printedChannel(run);
     expect(channel.type).toBe('YouTube');
     expect(channel.connection).toMatchObject({
       connector: 'youtube',
@@ -85,18 +62,10 @@ describe('connect youtube: a Google sign-in in the browser with the operator’s
       profileUrl: 'https://www.youtube.com/@northwindtv',
       credentials: 'stored',
     });
-    for (const secret of youtube.secrets()) {
-      expect(run.stdout).not.toContain(secret);
-      expect(run.stderr).not.toContain(secret);
-    }
-    const row = readDatabase(
-      dataDir,
-      (db) => db.prepare('SELECT settings FROM channel_connections').get() as { settings: string },
-    );
-    expect(JSON.parse(row.settings)).toEqual({
-      channelId: 'UCnorthwind0000000000001',
-      authRoot: youtube.url,
-    });
+    expectNoSecretPrinted(run, youtube.secrets());
+    expect(storedConnections(dataDir).map((row) => row.settings)).toEqual([
+      { channelId: 'UCnorthwind0000000000001', authRoot: youtube.url },
+    ]);
     const exchange = youtube.kit.requestsTo('/token')[0]!;
     const form = new Map(exchange.body.fields);
     expect(form.get('grant_type')).toBe('authorization_code');
@@ -111,13 +80,13 @@ describe('connect youtube: a Google sign-in in the browser with the operator’s
         { id: 'UCtwo', title: 'Northwind Shorts' },
       ],
     });
-    const picked = await connectYouTube(tempDir('spm-youtube-'), ['--account', 'Northwind Shorts']);
+    const picked = await connect.signIn(tempDir('spm-youtube-'), ['--account', 'Northwind Shorts']);
     expect(picked.code, picked.stderr).toBe(0);
     expect(JSON.parse(picked.stdout).connection).toMatchObject({
       account: 'Northwind Shorts',
       accountId: 'UCtwo',
     });
-    const unpicked = await connectYouTube(tempDir('spm-youtube-'), []);
+    const unpicked = await connect.signIn(tempDir('spm-youtube-'));
     expect(unpicked.code).toBe(2);
     expect(unpicked.stderr).toContain('UCone  Northwind TV (channel)');
     expect(unpicked.stderr).toContain('UCtwo  Northwind Shorts (channel)');
@@ -125,14 +94,7 @@ describe('connect youtube: a Google sign-in in the browser with the operator’s
 
   it('without the app’s credentials: exit 1, naming the GOOGLE settings and the Google Cloud console', async () => {
     await start();
-    const run = await runMain(
-      ['connect', 'youtube', '--brand', DEMO_BRAND, ...roots()],
-      programEnv(tempDir('spm-youtube-')),
-    );
-    expect(run.code).toBe(1);
-    expect(run.stderr).toContain(
-      'SOCIAL_PUBLISHER_GOOGLE_CLIENT_ID and SOCIAL_PUBLISHER_GOOGLE_CLIENT_SECRET',
-    );
+    const run = await connect.withoutApp(tempDir('spm-youtube-'));
     expect(run.stderr).toContain('https://console.cloud.google.com/apis/credentials');
   });
 });

@@ -30,7 +30,7 @@ beforeEach(async () => {
 afterEach(async () => {
   for (const serve of serves.splice(0)) await serve.kill();
   await google.close();
-  cleanup();
+  await cleanup();
 });
 
 /** `connect googlebusiness` on a terminal with the operator's Google app (a new data directory unless given). */

@@ -17,7 +17,7 @@ beforeAll(() => requireBuild());
 afterEach(async () => {
   await serve?.stop();
   serve = undefined;
-  cleanup();
+  await cleanup();
 });
 
 describe('MediaAddresses', () => {

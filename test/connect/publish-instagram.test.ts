@@ -33,7 +33,7 @@ const serves: Serve[] = [];
 beforeAll(() => requireBuild());
 afterEach(async () => {
   for (const serve of serves.splice(0)) await serve.kill();
-  cleanup();
+  await cleanup();
 });
 
 it('a carousel with every Instagram field and a comment, then a Story, through serve: each published once', async () => {

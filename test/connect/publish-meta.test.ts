@@ -30,7 +30,7 @@ const serves: Serve[] = [];
 beforeAll(() => requireBuild());
 afterEach(async () => {
   for (const serve of serves.splice(0)) await serve.kill();
-  cleanup();
+  await cleanup();
 });
 
 /** `connect <platform>` into the demo "Newsletter" collection, approved on the stand-in (pasted code). */

@@ -33,7 +33,7 @@ beforeEach(async () => {
 afterEach(async () => {
   for (const serve of serves.splice(0)) await serve.kill();
   await linkedin.close();
-  cleanup();
+  await cleanup();
 });
 
 /** A data directory whose demo "Newsletter" collection holds a LinkedIn channel connected by `connect`. */

@@ -38,7 +38,7 @@ beforeEach(async () => {
 afterEach(async () => {
   for (const serve of serves.splice(0)) await serve.kill();
   await pinterest.close();
-  cleanup();
+  await cleanup();
 });
 
 /** A data directory whose demo "Newsletter" collection holds the board "Recipes", connected by `connect`. */

@@ -35,7 +35,7 @@ beforeEach(async () => {
 afterEach(async () => {
   for (const serve of serves.splice(0)) await serve.kill();
   await tiktok.close();
-  cleanup();
+  await cleanup();
 });
 
 /** A data directory whose "Newsletter" collection holds a TikTok channel connected by `connect`. */

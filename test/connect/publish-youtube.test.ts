@@ -40,7 +40,7 @@ beforeEach(async () => {
 afterEach(async () => {
   for (const serve of serves.splice(0)) await serve.kill();
   await youtube.close();
-  cleanup();
+  await cleanup();
 });
 
 /** A data directory whose demo "Visual" collection holds a YouTube channel connected by `connect`. */

@@ -134,14 +134,16 @@ export async function connectStdio(env: Record<string, string>): Promise<StdioSe
 
 /** Closes every session, kills every child still running and removes every temp dir. */
 export async function cleanup(): Promise<void> {
-  await Promise.all([...clients].map((client) => client.close().catch(() => {})));
+  // What exists now, taken at once: a process the next test starts while clients close is not this one's.
+  const ending = { clients: [...clients], children: [...children], dirs: [...dirs] };
   clients.clear();
-  for (const child of children) {
+  children.clear();
+  dirs.clear();
+  await Promise.all(ending.clients.map((client) => client.close().catch(() => {})));
+  for (const child of ending.children) {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   }
-  children.clear();
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-  dirs.clear();
+  for (const dir of ending.dirs) rmSync(dir, { recursive: true, force: true });
 }
 
 /** Lines that look like a stack trace frame ("    at fn (file:line:col)"). */

@@ -100,7 +100,7 @@ describe('the built program over stdio', () => {
             logging: {},
             completions: {},
             prompts: { listChanged: false },
-            resources: { listChanged: false },
+            resources: { listChanged: false, subscribe: true },
             tools: { listChanged: false },
           },
           serverInfo: {

@@ -7,7 +7,8 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type McpHarness, openMcpHarness } from './harness.js';
 
-const RESOURCE_NOT_FOUND = -32002;
+/** SEP-2164: a resource not found is Invalid Params with the URI as its data (every protocol generation). */
+const RESOURCE_NOT_FOUND = -32602;
 
 let h: McpHarness;
 
@@ -43,11 +44,12 @@ async function create(args: Record<string, unknown>): Promise<number> {
 }
 
 describe('resource templates and the resource list', () => {
-  it('offers the queue and calendar templates as JSON', async () => {
+  it('offers the queue, calendar and post templates as JSON', async () => {
     const { resourceTemplates } = await h.client.listResourceTemplates();
     expect(resourceTemplates.map((t) => [t.name, t.uriTemplate, t.mimeType])).toEqual([
       ['brand-queue', 'social-publisher://brands/{brandId}/queue', 'application/json'],
       ['brand-calendar', 'social-publisher://brands/{brandId}/calendar', 'application/json'],
+      ['post', 'social-publisher://brands/{brandId}/posts/{postId}', 'application/json'],
     ]);
     for (const template of resourceTemplates) expect(template.description).toBeTruthy();
     expect(h.client.getServerCapabilities()?.resources).toEqual({ listChanged: false });
@@ -116,12 +118,14 @@ describe('reading a brand resource', () => {
     ] as const) {
       const error = await readError(uri);
       expect(error.code).toBe(RESOURCE_NOT_FOUND);
+      expect(error.data).toEqual({ uri });
       expect(error.message).toBe(
-        `MCP error -32002: Brand ${id} not found: call list_brands for the brands you can use.`,
+        `MCP error -32602: Brand ${id} not found: call list_brands for the brands you can use.`,
       );
     }
     const letters = await readError('social-publisher://brands/north/queue');
     expect(letters.code).toBe(RESOURCE_NOT_FOUND);
+    expect(letters.data).toEqual({ uri: 'social-publisher://brands/north/queue' });
     expect(letters.message).toContain('brandId must be an id in digits');
   });
 });

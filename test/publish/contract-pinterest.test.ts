@@ -47,6 +47,7 @@ async function setUpPinterest(): Promise<ContractWorld> {
 
 connectorContract('pinterest', setUpPinterest, {
   idempotent: false,
-  steps: { prepare: true },
+  steps: { prepare: true, confirm: true },
   rateLimitHeaders: true,
+  confirmsByContent: true,
 });

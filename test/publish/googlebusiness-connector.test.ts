@@ -22,6 +22,7 @@ import {
 import { SandboxPublisher } from '../../src/publish/sandbox-publisher.js';
 import { type GoogleBusinessServer, startGoogleBusinessServer } from '../support/google-business-server.js';
 import { openTestRuntime, type TestRuntime } from '../support/local.js';
+import { saveConnection } from '../support/oauth-engine.js';
 import { approve } from '../support/x-sign-in.js';
 
 const HTTP = { userAgent: 'social-publisher-mcp/test', timeoutMs: 5_000 };
@@ -86,21 +87,7 @@ async function connectChannel(
     account: 'locations/2003',
     ...HTTP,
   });
-  await store.connections.save(
-    channelId,
-    {
-      kind: verified.kind,
-      account: verified.account,
-      accountId: verified.accountId,
-      endpoint: verified.endpoint,
-      profileUrl: verified.profileUrl,
-      settings: { ...verified.settings, ...settings, authRoot: server.url },
-      capabilities: verified.capabilities,
-      sealedSecret: secrets.seal(verified.secret, channelId),
-      secretEnv: null,
-    },
-    rt.clock.now(),
-  );
+  await saveConnection(rt, channelId, verified, { ...settings, authRoot: server.url });
   connectors = new ChannelConnectors({
     store,
     secrets,

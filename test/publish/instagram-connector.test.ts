@@ -242,6 +242,21 @@ describe('Instagram: containers and the quota', () => {
     expect(containerRequests()).toHaveLength(1);
   });
 
+  it('a prepared container 23 hours old, or one Meta says EXPIRED, is made again at the due time: one post', async () => {
+    const prepared = await publisher.prepare!(job());
+    const state = prepared.ok === 'prepared' ? prepared.state : {};
+    nowMs += 23 * 3_600_000 + 1;
+    expect(await publisher.deliver(job({}, state))).toMatchObject({ ok: true });
+    expect(containerRequests()).toHaveLength(2);
+    // A state that says it is young, of a container Meta let expire (24 hours unpublished).
+    const again = await publisher.prepare!(job());
+    nowMs += 25 * 3_600_000;
+    const young = { ...(again.ok === 'prepared' ? again.state : {}), sinceMs: nowMs };
+    expect(await publisher.deliver(job({}, young))).toMatchObject({ ok: true });
+    expect(containerRequests()).toHaveLength(4);
+    expect(publishes()).toHaveLength(2);
+  });
+
   it('a video Instagram cannot download fails the delivery with Meta’s reason; an image is refused at once', async () => {
     const outcome = await publisher.deliver(job({ media: [video] }));
     expect(outcome).toMatchObject({

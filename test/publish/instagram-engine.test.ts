@@ -12,8 +12,6 @@
  * - an Instagram Login channel's token is renewed ahead of its post with the INSTAGRAM app's
  *   credentials (the connection's `login`), at graph.instagram.com's `refresh_access_token`.
  */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { PlatformMedia } from '../../src/domain/delivery.js';
 import { formatLocalTime } from '../../src/domain/time.js';
@@ -22,10 +20,9 @@ import { verifyInstagram } from '../../src/publish/connectors/instagram/instagra
 import { tokensOf, tokensSecret } from '../../src/publish/connectors/oauth-tokens.js';
 import { mediaLoader } from '../../src/publish/media-loader.js';
 import { SandboxPublisher } from '../../src/publish/sandbox-publisher.js';
-import { Scheduler } from '../../src/publish/scheduler.js';
-import { LocalPublishingService } from '../../src/service/local-service.js';
 import { ACME_INSTAGRAM, type InstagramServer, startInstagramServer } from '../support/instagram-server.js';
-import { openTestRuntime, type TestRuntime } from '../support/local.js';
+import type { TestRuntime } from '../support/local.js';
+import { openEngineRuntime, openOAuthEngine, saveConnection } from '../support/oauth-engine.js';
 import { JPEG, servedImage } from '../support/served-media.js';
 
 const PROCESSING_MS = 2 * 60_000;
@@ -34,34 +31,24 @@ const LEASE_MS = 30_000;
 let rt: TestRuntime;
 let instagram: InstagramServer;
 let files: Awaited<ReturnType<typeof servedImage>>;
+let engine: Awaited<ReturnType<typeof openOAuthEngine>>;
 
 beforeEach(async () => {
-  rt = await openTestRuntime({ demo: false, now: Date.now() });
+  rt = await openEngineRuntime();
   instagram = await startInstagramServer({ now: () => rt.clock.now(), processingMs: PROCESSING_MS });
   files = await servedImage();
-  await rt.importWorkspace({
-    brands: [
-      {
-        title: 'Acme',
-        timezone: 'Europe/London',
-        channels: [
-          {
-            name: 'Acme on Instagram',
-            type: 'Instagram',
-            connection: {
-              connector: 'instagram',
-              account: `@${ACME_INSTAGRAM.username}`,
-              accountId: ACME_INSTAGRAM.id,
-              instance: instagram.url,
-              secretEnv: 'ACME_INSTAGRAM',
-            },
-          },
-        ],
-        collections: [{ title: 'Instagram', channels: ['Acme on Instagram'] }],
-      },
-    ],
-    users: [{ name: 'Ada', timezone: 'Europe/London', apiKey: 'ada-key-0123456789', brands: ['Acme'] }],
-  });
+  engine = await openOAuthEngine(
+    rt,
+    {
+      name: 'Acme on Instagram',
+      type: 'Instagram',
+      connector: 'instagram',
+      account: `@${ACME_INSTAGRAM.username}`,
+      accountId: ACME_INSTAGRAM.id,
+      instance: instagram.url,
+    },
+    () => tokensSecret({ accessToken: instagram.pageToken() }),
+  );
 });
 
 afterEach(async () => {
@@ -72,54 +59,20 @@ afterEach(async () => {
 
 const signed = async (_brandId: number, media: PlatformMedia) => `${files.url}/photo-${media.id}?sig=test`;
 
-function scheduler(timeoutMs = 2_000) {
-  const { store, secrets } = rt.runtime;
-  const token = instagram.pageToken();
-  const fallback = new SandboxPublisher(store.sandbox, rt.clock);
-  const connectors = new ChannelConnectors({
-    store,
-    secrets,
-    fallback,
-    readEnv: (name) => (name === 'ACME_INSTAGRAM' ? tokensSecret({ accessToken: token }) : undefined),
-    context: {
-      loadMedia: mediaLoader(store, undefined, undefined),
-      publicMediaUrl: signed,
-      clock: rt.clock,
-      log: () => undefined,
-      timeoutMs,
-      userAgent: 'test',
-    },
-  });
-  return new Scheduler({
-    store,
-    clock: rt.clock,
-    publisher: fallback,
-    connectors,
-    concurrency: 1,
-    leaseMs: LEASE_MS,
-  });
-}
+/** A process of the engine on the shared store. */
+const scheduler = (timeoutMs = 2_000) =>
+  engine.scheduler({ timeoutMs, publicMediaUrl: signed, leaseMs: LEASE_MS });
 
 async function postImage(schedule?: { dueAtMs: number }, caption = 'A cup of the new roast') {
-  const { store } = rt.runtime;
-  const brandId = (await store.findBrandIdByTitle('Acme'))!;
-  const user = (await store.onlyUser())!;
-  const path = join(rt.dataDir, 'cup.jpg');
-  writeFileSync(path, JPEG);
-  const uploader = new LocalPublishingService({ ...rt.runtime, allowLocalPaths: true }, user);
-  const mediaId = (await uploader.uploadMedia({ brandId, path })).id;
-  const collections = await store.listCollections(brandId, { limit: 10, offset: 0 });
-  const service = new LocalPublishingService(rt.runtime, user);
-  const { id } = await service.createPost({
-    brandId,
-    collectionId: collections[0]!.id,
+  const mediaId = await engine.upload('cup.jpg', JPEG);
+  const read = await engine.publish({
     ...(schedule
       ? { publishMode: 'SCHEDULE', scheduledAt: formatLocalTime(schedule.dueAtMs, 'Europe/London') }
       : { publishMode: 'IMMEDIATE' }),
     caption,
     media: [{ id: mediaId }],
   });
-  return { mediaId, read: () => service.getPost({ brandId, postId: id! }) };
+  return { mediaId, read };
 }
 
 const publishes = () => instagram.kit.requestsTo('/:version/:id/media_publish');
@@ -196,17 +149,7 @@ it('an Instagram Login channel is renewed ahead of its post with the INSTAGRAM a
     userAgent: 'test',
     timeoutMs: 2_000,
   });
-  const { secret, ...connection } = verified;
-  await store.connections.save(
-    channelId,
-    {
-      ...connection,
-      settings: { ...connection.settings, authRoot: instagram.url },
-      sealedSecret: secrets.seal(secret, channelId),
-      secretEnv: null,
-    },
-    rt.clock.now(),
-  );
+  await saveConnection(rt, channelId, verified, { authRoot: instagram.url });
   const asked: string[] = [];
   const connectors = new ChannelConnectors({
     store,
@@ -250,25 +193,17 @@ it('an Instagram Login channel is renewed ahead of its post with the INSTAGRAM a
 it('a spent publishing quota holds the post, and pre-flight then tells the next post of that account', async () => {
   await instagram.close();
   instagram = await startInstagramServer({ now: () => rt.clock.now(), processingMs: 0, quotaTotal: 1 });
-  await rt.runtime.store.connections.save(
-    (await rt.runtime.store.listChannels(1, { limit: 1, offset: 0 }))[0]!.id,
-    {
-      ...(await rt.runtime.store.connections.find(
-        (
-          await rt.runtime.store.listChannels(1, { limit: 1, offset: 0 })
-        )[0]!.id,
-      ))!,
-      endpoint: instagram.url,
-    },
-    rt.clock.now() + 1,
-  );
-  const engine = scheduler();
+  const { store } = rt.runtime;
+  const channelId = (await store.listChannels(1, { limit: 1, offset: 0 }))[0]!.id;
+  const connection = (await store.connections.find(channelId))!;
+  await store.connections.save(channelId, { ...connection, endpoint: instagram.url }, rt.clock.now() + 1);
+  const sender = scheduler();
   const settle = async (
     post: Awaited<ReturnType<typeof postImage>>,
     done: (status: string, reason: string | null) => boolean,
   ) => {
     for (let turn = 0; turn < 20; turn++) {
-      await engine.runOnce();
+      await sender.runOnce();
       const delivery = (await post.read()).deliveries[0]!;
       if (done(delivery.status, delivery.reason)) return;
       rt.clock.advance(15_000);
@@ -283,13 +218,10 @@ it('a spent publishing quota holds the post, and pre-flight then tells the next 
   expect(held.reason).toContain('publishing limit');
   expect(held.retryAt).not.toBeNull();
   expect(publishes()).toHaveLength(1);
-  const { store } = rt.runtime;
-  const brandId = (await store.findBrandIdByTitle('Acme'))!;
-  const service = new LocalPublishingService(rt.runtime, (await store.onlyUser())!);
-  const collections = await store.listCollections(brandId, { limit: 10, offset: 0 });
+  const { service, brandId, collectionId } = engine;
   const dry = await service.createPost({
     brandId,
-    collectionId: collections[0]!.id,
+    collectionId,
     publishMode: 'IMMEDIATE',
     caption: 'And another',
     media: [{ id: second.mediaId }],

@@ -2,7 +2,8 @@
  * The Pinterest connector through the engine, against the Pinterest stand-in whose video processes for
  * five minutes by the engine's clock: the send gives its slot back while Pinterest processes, another
  * process (a second scheduler on the same store) finishes it, and the pin is made once, with the video,
- * when Pinterest says `succeeded`. A lost answer is not sent again; the auto-comment is skipped with
+ * when Pinterest says `succeeded`. A pin whose answer is lost is looked for on the board: found, it is
+ * recorded (never pinned twice); never made, it is pinned once more. The auto-comment is skipped with
  * Pinterest's reason, nothing sent.
  */
 import { afterEach, expect, it } from 'vitest';
@@ -86,7 +87,7 @@ it('a video Pinterest processes for five minutes holds nothing; another process 
   expect(checks.length).toBeLessThan(40);
 });
 
-it('a pin whose answer is lost fails with the reason and is not sent again', async () => {
+it('a pin whose answer is lost after Pinterest made it is found on the board: one pin, published with its URL', async () => {
   const { scheduler, publish, upload } = await setUp();
   const engine = scheduler();
   pinterest.kit.hangAfterCreating({ route: '/v5/pins' });
@@ -96,15 +97,42 @@ it('a pin whose answer is lost fails with the reason and is not sent again', asy
     media: [{ id: await upload('a.png', PNG) }],
   });
   await engine.runOnce();
-  for (let i = 0; i < 5; i++) {
+  expect((await read()).deliveries[0]!.reason).toMatch(/may have been pinned.*Reading the platform/);
+  for (let i = 0; i < 5 && (await read()).status !== 'published'; i++) {
     rt.clock.advance(60_000);
     await engine.runOnce();
   }
   expect(pinterest.kit.requestsTo('/v5/pins')).toHaveLength(1);
   expect(pinterest.pins).toHaveLength(1);
-  const delivery = (await read()).deliveries[0]!;
-  expect(delivery.status).toBe('failed');
-  expect(delivery.reason).toMatch(/may have been pinned/);
+  expect(pinterest.kit.requestsTo('/v5/boards/:board_id/pins')).toHaveLength(1);
+  const published = await read();
+  expect(published.status).toBe('published');
+  expect(published.deliveries[0]).toMatchObject({
+    status: 'sent',
+    externalId: pinterest.pins[0]!.id,
+    url: `https://www.pinterest.com/pin/${pinterest.pins[0]!.id}/`,
+  });
+});
+
+it('a pin whose request got no answer and was never made is found absent, then pinned once', async () => {
+  const { scheduler, publish, upload } = await setUp();
+  const engine = scheduler();
+  pinterest.kit.hang('forever', { route: '/v5/pins' });
+  const read = await publish({
+    publishMode: 'IMMEDIATE',
+    caption: 'Never arrived',
+    media: [{ id: await upload('a.png', PNG) }],
+  });
+  await engine.runOnce();
+  expect(pinterest.pins).toHaveLength(0);
+  for (let i = 0; i < 5 && (await read()).status !== 'published'; i++) {
+    rt.clock.advance(60_000);
+    await engine.runOnce();
+  }
+  expect((await read()).status).toBe('published');
+  expect(pinterest.pins).toHaveLength(1);
+  expect(pinterest.kit.requestsTo('/v5/pins')).toHaveLength(2);
+  expect((await read()).deliveries[0]!.externalId).toBe(pinterest.pins[0]!.id);
 });
 
 it('the auto-comment is skipped with Pinterest’s reason, and nothing more is sent', async () => {

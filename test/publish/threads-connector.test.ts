@@ -210,6 +210,22 @@ describe('Threads: containers', () => {
     expect(server.posts).toHaveLength(1);
   });
 
+  it('a prepared container 23 hours old, or one Meta says EXPIRED, is made again at the due time: one post', async () => {
+    const made = () => server.kit.requestsTo('/:version/me/threads', 'POST').length;
+    const prepared = await publisher.prepare!(job());
+    const state = prepared.ok === 'prepared' ? prepared.state : {};
+    nowMs += 23 * 3_600_000 + 1;
+    expect(await publisher.deliver(job({}, state))).toMatchObject({ ok: true });
+    expect(made()).toBe(2);
+    // A state that says it is young, of a container Meta let expire (24 hours unpublished).
+    const again = await publisher.prepare!(job());
+    nowMs += 25 * 3_600_000;
+    const young = { ...(again.ok === 'prepared' ? again.state : {}), sinceMs: nowMs };
+    expect(await publisher.deliver(job({}, young))).toMatchObject({ ok: true });
+    expect(made()).toBe(4);
+    expect(server.posts).toHaveLength(2);
+  });
+
   it('a container published already (an answer lost) is never published again', async () => {
     const prepared = await publisher.prepare!(job());
     const state = prepared.ok === 'prepared' ? prepared.state : {};

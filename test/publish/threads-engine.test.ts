@@ -6,118 +6,60 @@
  * public address the delivery fails saying which setting is missing.
  */
 
-import { writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import type { PlatformMedia } from '../../src/domain/delivery.js';
-import { ChannelConnectors } from '../../src/publish/channel-connectors.js';
 import { tokensSecret } from '../../src/publish/connectors/oauth-tokens.js';
-import { mediaLoader } from '../../src/publish/media-loader.js';
-import { SandboxPublisher } from '../../src/publish/sandbox-publisher.js';
-import { Scheduler } from '../../src/publish/scheduler.js';
-import { LocalPublishingService } from '../../src/service/local-service.js';
-import { openTestRuntime, type TestRuntime } from '../support/local.js';
+import type { TestRuntime } from '../support/local.js';
+import { openEngineRuntime, openOAuthEngine } from '../support/oauth-engine.js';
+import { JPEG, servedImage } from '../support/served-media.js';
 import { startThreadsServer, THREADS_USER_ID, type ThreadsServer } from '../support/threads-server.js';
 
-const PNG = Buffer.from(
-  '89504e470d0a1a0a0000000d4948445200000001000000010806000000' +
-    '1f15c4890000000d49444154789c63f8ffff3f0005fe02fea7d6a4a40000000049454e44ae426082',
-  'hex',
-);
 const PROCESSING_MS = 2 * 60_000;
 
 let rt: TestRuntime;
 let threads: ThreadsServer;
-let files: Server;
-let filesUrl: string;
-
-beforeEach(async () => {
-  rt = await openTestRuntime({ demo: false, now: Date.now() });
-  threads = await startThreadsServer({ now: () => rt.clock.now(), processingMs: PROCESSING_MS });
-  files = createServer((req, res) => {
-    res.writeHead(req.url?.startsWith('/media/') ? 200 : 404, { 'content-type': 'image/png' });
-    res.end(PNG);
-  });
-  await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
-  filesUrl = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
-  await rt.importWorkspace({
-    brands: [
-      {
-        title: 'Acme',
-        timezone: 'Europe/London',
-        channels: [
-          {
-            name: 'Acme on Threads',
-            type: 'Threads',
-            connection: {
-              connector: 'threads',
-              account: '@acme',
-              accountId: THREADS_USER_ID,
-              instance: threads.url,
-              secretEnv: 'ACME_THREADS',
-            },
-          },
-        ],
-        collections: [{ title: 'Threads', channels: ['Acme on Threads'] }],
-      },
-    ],
-    users: [{ name: 'Ada', timezone: 'Europe/London', apiKey: 'ada-key-0123456789', brands: ['Acme'] }],
-  });
-});
+let files: Awaited<ReturnType<typeof servedImage>>;
 
 afterEach(async () => {
   await rt.close();
   await threads.close();
-  await new Promise((resolve) => files.close(resolve));
+  await files.close();
 });
 
-function scheduler(publicMediaUrl?: (brandId: number, media: PlatformMedia) => Promise<string | undefined>) {
-  const { store, secrets } = rt.runtime;
-  const token = threads.userToken();
-  const fallback = new SandboxPublisher(store.sandbox, rt.clock);
-  const connectors = new ChannelConnectors({
-    store,
-    secrets,
-    fallback,
-    readEnv: (name) => (name === 'ACME_THREADS' ? tokensSecret({ accessToken: token }) : undefined),
-    context: {
-      loadMedia: mediaLoader(store, undefined, undefined),
-      ...(publicMediaUrl ? { publicMediaUrl } : {}),
-      clock: rt.clock,
-      log: () => undefined,
-      timeoutMs: 2_000,
-      userAgent: 'test',
+/** The engine over a Threads channel; `postImage` uploads a photo and posts it at once. */
+async function setUp() {
+  rt = await openEngineRuntime();
+  threads = await startThreadsServer({ now: () => rt.clock.now(), processingMs: PROCESSING_MS });
+  files = await servedImage();
+  const engine = await openOAuthEngine(
+    rt,
+    {
+      name: 'Acme on Threads',
+      type: 'Threads',
+      connector: 'threads',
+      account: '@acme',
+      accountId: THREADS_USER_ID,
+      instance: threads.url,
     },
-  });
-  return new Scheduler({ store, clock: rt.clock, publisher: fallback, connectors, concurrency: 1 });
-}
-
-async function postImage() {
-  const { store } = rt.runtime;
-  const brandId = (await store.findBrandIdByTitle('Acme'))!;
-  const user = (await store.onlyUser())!;
-  const path = join(rt.dataDir, 'cup.png');
-  writeFileSync(path, PNG);
-  const uploader = new LocalPublishingService({ ...rt.runtime, allowLocalPaths: true }, user);
-  const mediaId = (await uploader.uploadMedia({ brandId, path })).id;
-  const collections = await store.listCollections(brandId, { limit: 10, offset: 0 });
-  const service = new LocalPublishingService(rt.runtime, user);
-  const { id } = await service.createPost({
-    brandId,
-    collectionId: collections[0]!.id,
-    publishMode: 'IMMEDIATE',
-    caption: 'A cup of the new roast',
-    media: [{ id: mediaId }],
-  });
-  return { mediaId, read: () => service.getPost({ brandId, postId: id! }) };
+    tokensSecret({ accessToken: threads.userToken() }),
+  );
+  const postImage = async () => {
+    const mediaId = await engine.upload('cup.jpg', JPEG);
+    const read = await engine.publish({
+      publishMode: 'IMMEDIATE',
+      caption: 'A cup of the new roast',
+      media: [{ id: mediaId }],
+    });
+    return { mediaId, read };
+  };
+  return { scheduler: engine.scheduler, postImage };
 }
 
 it('an uploaded image goes by its public address; processing holds nothing and the post is published once', async () => {
-  const signed = async (_brandId: number, media: PlatformMedia) => `${filesUrl}/media/${media.id}?sig=test`;
-  const engine = scheduler(signed);
-  const other = scheduler(signed); // another process on the same store
+  const { scheduler, postImage } = await setUp();
+  const signed = async (_brandId: number, media: PlatformMedia) => `${files.url}/photo-${media.id}?sig=test`;
+  const engine = scheduler({ timeoutMs: 2_000, publicMediaUrl: signed });
+  const other = scheduler({ timeoutMs: 2_000, publicMediaUrl: signed }); // another process on the same store
   const post = await postImage();
   await engine.runOnce();
   const waiting = (await post.read()).deliveries[0]!;
@@ -126,8 +68,8 @@ it('an uploaded image goes by its public address; processing holds nothing and t
   expect(threads.posts).toEqual([]);
   const [container] = threads.containers.values();
   expect(container).toMatchObject({
-    mediaUrl: `${filesUrl}/media/${post.mediaId}?sig=test`,
-    downloaded: PNG.length,
+    mediaUrl: `${files.url}/photo-${post.mediaId}?sig=test`,
+    downloaded: JPEG.length,
   });
 
   const startedMs = rt.clock.now();
@@ -144,7 +86,8 @@ it('an uploaded image goes by its public address; processing holds nothing and t
 });
 
 it('without a public address for an uploaded file, the delivery fails naming SOCIAL_PUBLISHER_PUBLIC_URL', async () => {
-  const engine = scheduler();
+  const { scheduler, postImage } = await setUp();
+  const engine = scheduler({ timeoutMs: 2_000 });
   const post = await postImage();
   await engine.runOnce();
   const failed = (await post.read()).deliveries[0]!;

@@ -15,6 +15,7 @@ import { X_SCOPES, xOAuth, xTokenUrl } from '../../src/publish/connectors/x/x-oa
 import { SandboxPublisher } from '../../src/publish/sandbox-publisher.js';
 import { Scheduler } from '../../src/publish/scheduler.js';
 import { openTestRuntime, type TestRuntime } from '../support/local.js';
+import { saveConnection } from '../support/oauth-engine.js';
 import { startXServer, type XServer } from '../support/x-server.js';
 import { approve } from '../support/x-sign-in.js';
 
@@ -39,25 +40,8 @@ afterEach(async () => {
 /** The channel connected to X with these tokens, as `connect x` stores it (with its --auth-root). */
 async function connectChannel(tokens = server.tokens()): Promise<void> {
   const { store, secrets } = rt.runtime;
-  const { secret, kind, account, accountId, endpoint, profileUrl, settings, capabilities } = await verifyX({
-    apiRoot: server.url,
-    tokens,
-  });
-  await store.connections.save(
-    channelId,
-    {
-      kind,
-      account,
-      accountId,
-      endpoint,
-      profileUrl,
-      settings: { ...settings, authRoot: server.url },
-      capabilities,
-      sealedSecret: secrets.seal(secret, channelId),
-      secretEnv: null,
-    },
-    rt.clock.now(),
-  );
+  const verified = await verifyX({ apiRoot: server.url, tokens });
+  await saveConnection(rt, channelId, verified, { authRoot: server.url });
   connectors = new ChannelConnectors({
     store,
     secrets,

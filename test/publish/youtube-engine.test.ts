@@ -21,6 +21,7 @@ import { Scheduler } from '../../src/publish/scheduler.js';
 import { LocalPublishingService } from '../../src/service/local-service.js';
 import { TESTING_REFRESH_MS } from '../support/google-sign-in.js';
 import { openTestRuntime, type TestRuntime } from '../support/local.js';
+import { saveConnection } from '../support/oauth-engine.js';
 import { startYouTubeServer, type YouTubeServer } from '../support/youtube-server.js';
 import { SESSION_ROUTE } from '../support/youtube-uploads.js';
 
@@ -47,7 +48,7 @@ beforeEach(async () => {
     ],
     users: [{ name: 'Ada', timezone: 'Europe/London', apiKey: 'ada-key-0123456789', brands: ['Acme'] }],
   });
-  const { store, secrets } = rt.runtime;
+  const { store } = rt.runtime;
   channelId = (
     await store.listChannels((await store.findBrandIdByTitle('Acme'))!, { limit: 1, offset: 0 })
   )[0]!.id;
@@ -58,17 +59,7 @@ beforeEach(async () => {
     userAgent: 'test',
     timeoutMs: 5_000,
   });
-  const { secret, ...connection } = verified;
-  await store.connections.save(
-    channelId,
-    {
-      ...connection,
-      settings: { ...connection.settings, authRoot: youtube.url },
-      sealedSecret: secrets.seal(secret, channelId),
-      secretEnv: null,
-    },
-    rt.clock.now(),
-  );
+  await saveConnection(rt, channelId, verified, { authRoot: youtube.url });
 });
 
 afterEach(async () => {

@@ -15,7 +15,7 @@ const closing: (() => Promise<void>)[] = [];
 beforeAll(() => requireBuild());
 afterEach(async () => {
   for (const close of closing.splice(0).reverse()) await close();
-  cleanup();
+  await cleanup();
 });
 
 it('serve killed mid-PUT to the bucket: nothing under media/, and the same file again is kept whole', async () => {

@@ -15,7 +15,7 @@ const closing: (() => Promise<void>)[] = [];
 beforeAll(() => requireBuild());
 afterEach(async () => {
   for (const close of closing.splice(0).reverse()) await close();
-  cleanup();
+  await cleanup();
 });
 
 it('a wrong bucket secret: the upload answers 503 (media storage), the log says why, the secret shows nowhere', async () => {

@@ -28,7 +28,7 @@ const closing: (() => Promise<void>)[] = [];
 beforeAll(() => requireBuild());
 afterEach(async () => {
   for (const close of closing.splice(0).reverse()) await close();
-  cleanup();
+  await cleanup();
 });
 
 it.each([

@@ -18,6 +18,20 @@ export interface PinterestPin {
   imageUrls: string[];
   videoId: string | null;
   cover: 'url' | 'data' | 'key_frame' | null;
+  createdAtMs: number;
+}
+
+/** A pin as the API answers it (the Pin schema's fields we use), in a create's answer and a list. */
+export function pinJson(pin: PinterestPin) {
+  return {
+    id: pin.id,
+    created_at: new Date(pin.createdAtMs).toISOString(),
+    board_id: pin.boardId,
+    title: pin.title,
+    description: pin.description,
+    link: pin.link,
+    alt_text: pin.altText,
+  };
 }
 
 export interface PinterestVideo {
@@ -104,6 +118,7 @@ export async function pinOf(
     imageUrls: [],
     videoId: null,
     cover: null,
+    createdAtMs: now(),
   };
   const items = Array.isArray(source.items) ? (source.items as Record<string, unknown>[]) : [];
   switch (source.source_type) {
@@ -154,19 +169,5 @@ export async function pinOf(
     default:
       return invalid('media_source.source_type is not one of the documented types.');
   }
-  return {
-    pin,
-    answer: {
-      status: 201,
-      body: {
-        id: pin.id,
-        board_id: boardId,
-        title,
-        description,
-        link,
-        alt_text: altText,
-        created_at: new Date(now()).toISOString(),
-      },
-    },
-  };
+  return { pin, answer: { status: 201, body: pinJson(pin) } };
 }

@@ -9,8 +9,9 @@
  *   code that works once, for 10 minutes, with its redirect URI; or `refresh_token`): an access token of
  *   30 days and a continuous refresh token of 60 days, **spent by its refresh** (the answer carries the
  *   new one);
- * - `GET /v5/user_account`; `GET /v5/boards` (`page_size` ≤ 250, default 25, the next page by
- *   `bookmark`);
+ * - `GET /v5/user_account`; `GET /v5/boards` and `GET /v5/boards/{board_id}/pins` (`page_size` ≤
+ *   250, default 25, the next page by `bookmark`; a board's pins newest first, as a board shows them:
+ *   the reference does not say in what order the API lists them);
  * - `POST /v5/pins`: PinCreate checked (board_id a numeric id of a board of the account, title ≤ 100,
  *   description ≤ 800, link ≤ 2048, alt_text ≤ 500) with each media source: `image_url` and
  *   `multiple_image_urls` are downloaded as Pinterest's crawler does, `image_base64` and
@@ -26,7 +27,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { type FakeAnswer, type FakeRequest, startFakePlatform } from './fake-platform/kit.js';
-import { type PinterestPin, type PinterestVideo, pinOf, pinterestError } from './pinterest-pins.js';
+import { type PinterestPin, type PinterestVideo, pinJson, pinOf, pinterestError } from './pinterest-pins.js';
 
 export type { PinterestPin, PinterestVideo } from './pinterest-pins.js';
 
@@ -152,18 +153,26 @@ export async function startPinterestServer(options: PinterestServerOptions = {})
     return pinterestError(400, 1, 'Invalid grant_type.');
   }
 
-  function listBoards(request: FakeRequest): FakeAnswer {
+  /** One page of `list` by `page_size` and `bookmark` (here, the index of the page's first item). */
+  function paged<T>(request: FakeRequest, list: readonly T[]): FakeAnswer {
     const size = Number(request.query.get('page_size') ?? 25);
     if (!Number.isInteger(size) || size < 1 || size > 250) return invalid('page_size must be 1 to 250.');
     const from = Number(request.query.get('bookmark') ?? 0);
-    const items = boards.slice(from, from + size).map((board) => ({
-      id: board.id,
-      name: board.name,
-      privacy: 'PUBLIC',
-      owner: { username },
-    }));
-    const next = from + size < boards.length ? String(from + size) : null;
-    return { status: 200, body: { items, bookmark: next } };
+    const next = from + size < list.length ? String(from + size) : null;
+    return { status: 200, body: { items: list.slice(from, from + size), bookmark: next } };
+  }
+
+  const listBoards = (request: FakeRequest) =>
+    paged(
+      request,
+      boards.map((board) => ({ id: board.id, name: board.name, privacy: 'PUBLIC', owner: { username } })),
+    );
+
+  function listPins(request: FakeRequest): FakeAnswer {
+    const boardId = request.params.board_id ?? '';
+    if (!boards.some((board) => board.id === boardId)) return pinterestError(404, 40, 'Board not found.');
+    const onBoard = pins.filter((pin) => pin.boardId === boardId).reverse();
+    return paged(request, onBoard.map(pinJson));
   }
 
   const createPin = (request: FakeRequest) =>
@@ -263,6 +272,7 @@ export async function startPinterestServer(options: PinterestServerOptions = {})
         })),
       },
       { method: 'GET', path: '/v5/boards', auth: true, handle: asUser(listBoards) },
+      { method: 'GET', path: '/v5/boards/:board_id/pins', auth: true, handle: asUser(listPins) },
       { method: 'POST', path: '/v5/pins', auth: true, handle: asUser(createPin) },
       { method: 'POST', path: '/v5/media', auth: true, handle: asUser(register) },
       { method: 'GET', path: '/v5/media/:id', auth: true, handle: asUser(readMedia) },

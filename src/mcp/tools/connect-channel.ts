@@ -22,7 +22,10 @@ export const connectChannel = defineTool({
   output: z.union([ChannelDetail, Started]),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   async handle(service, args, context) {
-    const started = await service.startConnection(args);
+    // A 2026-07-28 client brings the user's answer in a second call: the same sign-in, not a new one.
+    const started =
+      (context.carried?.started as z.infer<typeof Started> | undefined) ??
+      (await service.startConnection(args));
     const until = `valid until ${started.expiresAt}`;
     if (!context.canOpenUrl || !service.connectionCompleted) {
       return {
@@ -33,6 +36,7 @@ export const connectChannel = defineTool({
     const opened = await context.openUrl(
       `Sign in to ${String(args.platform)} and approve social-publisher-mcp to connect the account (${until}).`,
       started.authorizationUrl,
+      { started },
     );
     if (!opened.accepted) {
       throw new ConfirmationDeclinedError('Not connected: the user did not open the sign-in page.');

@@ -6,10 +6,9 @@
  */
 import { type Capabilities, PLATFORM_CAPABILITIES } from '../../../domain/capabilities.js';
 import type { VerifiedConnection } from '../../connector.js';
-import { callPlatform, hideSecrets, type PlatformAnswer } from '../../platform-http.js';
-import { GRAPH_API_VERSION, graphOrigin, graphSaid, metaHooks } from '../meta/graph.js';
+import { graphOrigin, metaHooks } from '../meta/graph.js';
+import { chosenByAccount, pageTokenSecret, readWithPageToken } from '../meta/page-choice.js';
 import type { ConnectInput } from '../module.js';
-import { tokensSecret } from '../oauth-tokens.js';
 import { pagesOf } from './facebook-oauth.js';
 
 const MB = 1024 * 1024;
@@ -49,12 +48,7 @@ export async function verifyFacebook(input: ConnectInput): Promise<VerifiedConne
       `The Facebook sign-in gives no Page to post to: approve the Pages when Facebook asks (and ${FACEBOOK_PERMISSIONS}), then run connect facebook again.`,
     );
   }
-  const page = wanted
-    ? (pages.find((candidate) => candidate.id === wanted) ??
-      pages.find((candidate) => candidate.name.toLowerCase() === wanted.toLowerCase()))
-    : pages.length === 1
-      ? pages[0]
-      : undefined;
+  const page = chosenByAccount(pages, wanted, (candidate) => candidate.name);
   if (!page) {
     throw new Error(
       wanted
@@ -69,29 +63,15 @@ export async function verifyFacebook(input: ConnectInput): Promise<VerifiedConne
   }
   const pageToken = page.accessToken;
   const secrets = [userToken, pageToken];
-  const url = `${apiRoot}/${GRAPH_API_VERSION}/${encodeURIComponent(page.id)}?fields=id,name`;
-  let answer: PlatformAnswer;
-  try {
-    answer = await callPlatform(url, {
-      method: 'GET',
-      headers: {
-        authorization: `Bearer ${pageToken}`,
-        accept: 'application/json',
-        'user-agent': input.userAgent,
-      },
-      timeoutMs: input.timeoutMs,
-      secrets,
-    });
-  } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
-    throw new Error(`Could not reach ${apiRoot} (${hideSecrets(detail, secrets)}): check --api-root.`);
-  }
-  const found = (answer.json ?? {}) as { id?: unknown; name?: unknown };
-  if (answer.status !== 200 || found.id !== page.id) {
-    throw new Error(
-      `Facebook did not accept the token of the Page ${page.name} (${hideSecrets(graphSaid(answer), secrets)}): run connect facebook again.`,
-    );
-  }
+  const found = await readWithPageToken(
+    apiRoot,
+    page.id,
+    'id,name',
+    { token: pageToken, secrets },
+    http,
+    (said) =>
+      `Facebook did not accept the token of the Page ${page.name} (${said}): run connect facebook again.`,
+  );
   const name = typeof found.name === 'string' && found.name ? found.name : page.name;
   return {
     kind: 'facebook',
@@ -101,9 +81,6 @@ export async function verifyFacebook(input: ConnectInput): Promise<VerifiedConne
     profileUrl: `https://www.facebook.com/${page.id}`,
     settings: {},
     capabilities: capabilitiesOfFacebook(),
-    secret: tokensSecret({
-      accessToken: pageToken,
-      ...(input.tokens?.scope ? { scope: input.tokens.scope } : {}),
-    }),
+    secret: pageTokenSecret(pageToken, input.tokens),
   };
 }

@@ -10,10 +10,12 @@
  */
 import { type Capabilities, PLATFORM_CAPABILITIES } from '../../../domain/capabilities.js';
 import type { VerifiedConnection } from '../../connector.js';
-import { callPlatform, hideSecrets, type PlatformAnswer } from '../../platform-http.js';
+import { hideSecrets } from '../../platform-http.js';
 import { GRAPH_API_VERSION, graphOrigin, graphSaid, metaHooks } from '../meta/graph.js';
+import { chosenByAccount, pageTokenSecret, readWithPageToken } from '../meta/page-choice.js';
 import type { ConnectInput } from '../module.js';
 import { tokensSecret } from '../oauth-tokens.js';
+import { signedInGet } from '../token-endpoint.js';
 import { linkedAccountsOf } from './instagram-oauth.js';
 
 const MB = 1024 * 1024;
@@ -37,28 +39,6 @@ export const INSTAGRAM_HOOKS = metaHooks({
   permissions: INSTAGRAM_PERMISSIONS,
 });
 
-async function readAccount(url: string, token: string, secrets: string[], input: ConnectInput) {
-  let answer: PlatformAnswer;
-  try {
-    answer = await callPlatform(url, {
-      method: 'GET',
-      headers: {
-        authorization: `Bearer ${token}`,
-        accept: 'application/json',
-        'user-agent': input.userAgent,
-      },
-      timeoutMs: input.timeoutMs,
-      secrets,
-    });
-  } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
-    throw new Error(
-      `Could not reach ${new URL(url).origin} (${hideSecrets(detail, secrets)}): check --api-root.`,
-    );
-  }
-  return { answer, found: (answer.json ?? {}) as Record<string, unknown> };
-}
-
 const text = (value: unknown) => (typeof value === 'string' && value ? value : undefined);
 const idText = (value: unknown) => (typeof value === 'number' ? String(value) : text(value));
 
@@ -73,7 +53,8 @@ export async function verifyInstagram(input: ConnectInput): Promise<VerifiedConn
 async function verifyInstagramLogin(input: ConnectInput, apiRoot: string): Promise<VerifiedConnection> {
   const token = input.tokens?.accessToken ?? input.secret;
   const url = `${apiRoot}/${GRAPH_API_VERSION}/me?fields=user_id,username`;
-  const { answer, found } = await readAccount(url, token, [token], input);
+  const answer = await signedInGet(url, token, input);
+  const found = (answer.json ?? {}) as Record<string, unknown>;
   const id = idText(found.user_id) ?? idText(found.id);
   const username = text(found.username);
   if (answer.status !== 200 || !id || !username) {
@@ -96,12 +77,7 @@ async function verifyFacebookLogin(input: ConnectInput, apiRoot: string): Promis
   }
   const wanted = input.account?.trim().replace(/^@/, '');
   const known = accounts.map((account) => `@${account.username} (${account.id})`).join(', ');
-  const account = wanted
-    ? (accounts.find((candidate) => candidate.id === wanted) ??
-      accounts.find((candidate) => candidate.username.toLowerCase() === wanted.toLowerCase()))
-    : accounts.length === 1
-      ? accounts[0]
-      : undefined;
+  const account = chosenByAccount(accounts, wanted, (candidate) => candidate.username);
   if (!account) {
     throw new Error(
       wanted
@@ -116,18 +92,17 @@ async function verifyFacebookLogin(input: ConnectInput, apiRoot: string): Promis
   }
   const pageToken = account.pageToken;
   const secrets = [userToken, pageToken];
-  const url = `${apiRoot}/${GRAPH_API_VERSION}/${encodeURIComponent(account.id)}?fields=id,username`;
-  const { answer, found } = await readAccount(url, pageToken, secrets, input);
-  if (answer.status !== 200 || idText(found.id) !== account.id) {
-    throw new Error(
-      `Instagram did not accept the token of the Page ${account.pageName} (${hideSecrets(graphSaid(answer), secrets)}): run connect instagram again.`,
-    );
-  }
+  const found = await readWithPageToken(
+    apiRoot,
+    account.id,
+    'id,username',
+    { token: pageToken, secrets },
+    http,
+    (said) =>
+      `Instagram did not accept the token of the Page ${account.pageName} (${said}): run connect instagram again.`,
+  );
   const username = text(found.username) ?? account.username;
-  const secret = tokensSecret({
-    accessToken: pageToken,
-    ...(input.tokens?.scope ? { scope: input.tokens.scope } : {}),
-  });
+  const secret = pageTokenSecret(pageToken, input.tokens);
   return connection(apiRoot, account.id, username, { login: 'facebook', pageId: account.pageId }, secret);
 }
 

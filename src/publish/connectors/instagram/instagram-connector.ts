@@ -35,7 +35,14 @@ import type {
   StepOutcome,
 } from '../../../ports.js';
 import type { ConnectionDetails, ConnectorContext, OpenConnector } from '../../connector.js';
-import { containerPending, publishContainer } from '../meta/containers.js';
+import {
+  type ContainerPlatform,
+  commitByStatus,
+  containerPending,
+  deliverByContainer,
+  preparedByStatus,
+  publishContainer,
+} from '../meta/containers.js';
 import { graphErrorOf, graphVersionOf, metaLimitOf, stillProcessing } from '../meta/graph.js';
 import { connectionToken } from '../oauth-tokens.js';
 import { PlatformApi, PlatformRefusal } from '../platform-api.js';
@@ -72,6 +79,7 @@ class InstagramPublisher implements Publisher {
   private readonly api: PlatformApi<Stage>;
   private readonly user: string;
   private readonly containers: InstagramContainers;
+  private readonly platform: ContainerPlatform;
 
   constructor(
     connection: ConnectionDetails & { channelId: number; secret: string },
@@ -97,6 +105,13 @@ class InstagramPublisher implements Publisher {
       tokenRefused: (answer) => answer.status === 401 || graphErrorOf(answer)?.code === 190,
     });
     this.containers = new InstagramContainers(this.api, this.user, context);
+    this.platform = {
+      name: 'Instagram',
+      account: connection.account,
+      keptMs: INSTAGRAM_CONTAINER_KEPT_MS,
+      fetchFailed: /2207052|fetch|download/i,
+      log: context.log,
+    };
   }
 
   async prepare(job: DeliveryJob): Promise<PrepareOutcome> {
@@ -110,18 +125,15 @@ class InstagramPublisher implements Publisher {
 
   async deliver(job: DeliveryJob): Promise<StepOutcome> {
     let stage: Stage = 'container';
+    const steps = {
+      progress: (state: InstagramState) => this.containers.progress(job, { ...state, step: 'commit' }),
+      create: () => this.containers.create(job, 'commit'),
+      commit: (state: InstagramState, status: Status) => this.commit(state, status),
+    };
     try {
-      let state = readState(job.state);
-      if (state && state.sinceMs + INSTAGRAM_CONTAINER_KEPT_MS < this.now()) state = undefined;
-      if (state) {
-        stage = 'read';
-        const now = await this.containers.progress(job, { ...state, step: 'commit' });
-        if (now.status.code !== 'EXPIRED') return await this.commit(now.state, now.status);
-        stage = 'container';
-      }
-      const fresh = await this.containers.create(job, 'commit');
-      stage = 'read';
-      return await this.commit(fresh.state, fresh.status);
+      return await deliverByContainer(readState(job.state), this.platform, this.now(), steps, (next) => {
+        stage = next;
+      });
     } catch (error) {
       return this.fail(error, stage);
     }
@@ -209,49 +221,23 @@ class InstagramPublisher implements Publisher {
   }
 
   private afterStatus(state: InstagramState, status: Status): PrepareOutcome {
-    if (status.code === 'IN_PROGRESS') return this.pending(state);
-    const refused = this.refusedBy(status);
-    if (refused) return refused;
-    return {
-      ok: 'prepared',
-      state: { ...state },
-      expiresAtMs: state.sinceMs + INSTAGRAM_CONTAINER_KEPT_MS,
-      ...metaLimitOf(status.answer.headers, this.now()),
-    };
+    return preparedByStatus(state, status, this.platform, this.now());
   }
 
-  private refusedBy(status: Status): FailedOutcome | undefined {
-    if (status.code !== 'ERROR' && status.code !== 'EXPIRED') return undefined;
-    const fetching = /2207052|fetch|download/i.test(status.said ?? '');
-    return {
-      ok: false,
-      kind: 'refused',
-      reason: `Instagram could not make the post ready (${status.code}${status.said ? `: ${status.said}` : ''})${fetching ? ': Instagram must be able to fetch the media address from the internet' : ''}.`,
-    };
-  }
-
-  private async commit(state: InstagramState, status: Status): Promise<StepOutcome> {
-    if (status.code === 'IN_PROGRESS') return this.pending(state);
-    if (status.code === 'PUBLISHED') {
-      // An earlier attempt published it (its answer lost): a container is published once.
-      this.context.log(
-        `Instagram container ${state.containerId} of ${this.api.account} was published already.`,
-      );
-      return { ok: true, externalId: null, url: null };
-    }
-    const refused = this.refusedBy(status);
-    if (refused) return refused;
-    const spent = await this.quotaSpent().catch((error) => {
-      throw new PublishFailure(error, 'quota');
+  private commit(state: InstagramState, status: Status): Promise<StepOutcome> {
+    return commitByStatus(state, status, this.platform, this.now(), async () => {
+      const spent = await this.quotaSpent().catch((error) => {
+        throw new PublishFailure(error, 'quota');
+      });
+      if (spent) return spent;
+      try {
+        return await this.publish(state.containerId);
+      } catch (error) {
+        // 9007, "Media ID is not available": published before Meta had it ready; publish again soon.
+        if (error instanceof PlatformRefusal && stillProcessing(error.answer)) return this.pending(state);
+        throw new PublishFailure(error, 'publish');
+      }
     });
-    if (spent) return spent;
-    try {
-      return await this.publish(state.containerId);
-    } catch (error) {
-      // 9007, "Media ID is not available": published before Meta had it ready; publish again soon.
-      if (error instanceof PlatformRefusal && stillProcessing(error.answer)) return this.pending(state);
-      throw new PublishFailure(error, 'publish');
-    }
   }
 
   /**

@@ -7,8 +7,7 @@
  */
 import type { DeliveryJob } from '../../../ports.js';
 import type { ConnectorContext } from '../../connector.js';
-import type { PlatformAnswer } from '../../platform-http.js';
-import { idOf } from '../meta/containers.js';
+import { type ContainerStatus, idOf, readContainerStatus } from '../meta/containers.js';
 import { NotForPlatform, type PlatformApi } from '../platform-api.js';
 import { checkPost, childForm, type InstagramMedia, isVideo, postForm } from './instagram-post.js';
 
@@ -41,7 +40,7 @@ export function readState(state: DeliveryJob['state']): InstagramState | undefin
 export { idOf };
 
 /** A container's `status_code` (IN_PROGRESS, FINISHED, ERROR, EXPIRED, PUBLISHED) and its `status`. */
-export type Status = { code: string; said: string | undefined; answer: PlatformAnswer };
+export type Status = ContainerStatus;
 
 export class InstagramContainers {
   constructor(
@@ -114,16 +113,7 @@ export class InstagramContainers {
     return { state: next, status: await this.status(containerId) };
   }
 
-  async status(containerId: string): Promise<Status> {
-    const answer = await this.api.call(
-      'GET',
-      `/${encodeURIComponent(containerId)}?fields=status_code,status`,
-    );
-    const json = (answer.json ?? {}) as { status_code?: unknown; status?: unknown };
-    return {
-      code: typeof json.status_code === 'string' ? json.status_code.toUpperCase() : 'FINISHED',
-      said: typeof json.status === 'string' && json.status ? json.status : undefined,
-      answer,
-    };
+  status(containerId: string): Promise<Status> {
+    return readContainerStatus(this.api, containerId, ['status_code', 'status']);
   }
 }

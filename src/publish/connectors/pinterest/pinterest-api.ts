@@ -29,12 +29,13 @@ export class Malformed extends Error {
 }
 
 /** What a call was: a registration, an upload or a read creates nothing public (may be repeated). */
-export type PinterestStage = 'register' | 'upload' | 'read' | 'pin' | 'comment';
+export type PinterestStage = 'register' | 'upload' | 'read' | 'lookup' | 'pin' | 'comment';
 
 const WHAT: Record<PinterestStage, string> = {
   register: 'video registration',
   upload: 'video upload',
   read: 'read of the video',
+  lookup: "read of the board's pins",
   pin: 'pin',
   comment: 'comment',
 };

@@ -14,12 +14,14 @@
  * and used within 6 hours, past that uploaded again.
  *
  * Pinterest has no idempotency key and no comment API: a pin whose answer is lost is never sent again
- * (`unknown`), and the auto-comment is skipped with that reason.
+ * blindly (`unknown`): `confirm` looks for it among the board's pins (pinterest-lookup.ts), and only a
+ * pin found absent is made again. The auto-comment is skipped with that reason.
  */
 import { FormData } from 'undici';
 import type {
   CheckOutcome,
   CommentJob,
+  ConfirmOutcome,
   DeliveryJob,
   PendingOutcome,
   PrepareOutcome,
@@ -33,6 +35,7 @@ import { SignInExpired, TokenKeeper, tokensOf } from '../oauth-tokens.js';
 import { type ProcessingSchedule, processingPending } from '../processing.js';
 import { Malformed, PinterestApi, type PinterestStage, type PinterestToken } from './pinterest-api.js';
 import { PINTEREST_AUTH_ROOT } from './pinterest-failures.js';
+import { findPin } from './pinterest-lookup.js';
 import {
   checkInlineImage,
   imageSource,
@@ -160,6 +163,21 @@ class PinterestPublisher implements Publisher {
       return await this.commit(next, job);
     } catch (error) {
       return this.fail(error, 'read');
+    }
+  }
+
+  /**
+   * A pin whose answer was lost: found on the board (published, with its URL), or absent (safe to pin
+   * again: a video uploaded already stays in the state and is not uploaded again).
+   */
+  async confirm(job: DeliveryJob): Promise<ConfirmOutcome> {
+    try {
+      const lookup = await findPin(this.api, this.boardId, job, this.now());
+      if ('found' in lookup) return { ok: true, externalId: lookup.found, url: pinUrl(lookup.found) };
+      if ('absent' in lookup) return { ok: 'absent' };
+      return { ok: false, kind: 'refused', reason: lookup.undecided };
+    } catch (error) {
+      return this.api.failure(error, 'lookup');
     }
   }
 

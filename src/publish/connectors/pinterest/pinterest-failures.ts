@@ -55,7 +55,7 @@ export const PINTEREST_HOOKS: PlatformHooks = {
       `Pinterest refused the sign-in of ${call.account} (${said}): ${RECONNECT_ADVICE}.`,
     refused: (call, said) => `Pinterest refused the ${call.what}: ${said}`,
     unanswered: (call, message) =>
-      `Pinterest (${call.address}) did not answer the ${call.what} request (${message}): it may have been pinned. It is not sent again, since Pinterest cannot deduplicate: look at the board ${call.account}, and publish again if the pin is not there.`,
+      `Pinterest (${call.address}) did not answer the ${call.what} request (${message}): it may have been pinned.`,
   },
 };
 

@@ -32,9 +32,18 @@ import type {
   StepOutcome,
 } from '../../../ports.js';
 import type { ConnectionDetails, ConnectorContext, OpenConnector } from '../../connector.js';
-import type { PlatformAnswer } from '../../platform-http.js';
-import { containerPending, idOf, publishContainer } from '../meta/containers.js';
-import { graphErrorOf, metaLimitOf } from '../meta/graph.js';
+import {
+  type ContainerPlatform,
+  type ContainerStatus,
+  commitByStatus,
+  containerPending,
+  deliverByContainer,
+  idOf,
+  preparedByStatus,
+  publishContainer,
+  readContainerStatus,
+} from '../meta/containers.js';
+import { graphErrorOf } from '../meta/graph.js';
 import { connectionToken } from '../oauth-tokens.js';
 import { THREADS_API_VERSION } from './threads-account.js';
 import { NotForThreads, ThreadsApi, ThreadsRefusal, type ThreadsStage } from './threads-api.js';
@@ -73,14 +82,13 @@ function readState(state: DeliveryJob['state']): ThreadsState | undefined {
   };
 }
 
-type Status = { status: string; message: string | undefined; answer: PlatformAnswer };
-
 class ThreadsPublisher implements Publisher {
   readonly name = 'threads';
   /** Meta has no idempotency key: a post whose outcome is unknown is never resent blindly. */
   readonly idempotent = false;
   readonly prepareLeadMs = THREADS_PREPARE_LEAD_MS;
   private readonly api: ThreadsApi;
+  private readonly platform: ContainerPlatform;
 
   constructor(
     connection: ConnectionDetails & { channelId: number; secret: string },
@@ -100,6 +108,13 @@ class ThreadsPublisher implements Publisher {
       refused: (refused: string) => token.refused(refused).catch(() => refused),
     };
     this.api = new ThreadsApi(`${root}/${THREADS_API_VERSION}`, connection.account, keeper, context, secrets);
+    this.platform = {
+      name: 'Threads',
+      account: connection.account,
+      keptMs: THREADS_CONTAINER_KEPT_MS,
+      fetchFailed: /DOWNLOAD/,
+      log: context.log,
+    };
   }
 
   /** Creates the post's container ahead of the due time: prepared once Meta has processed it. */
@@ -114,18 +129,19 @@ class ThreadsPublisher implements Publisher {
 
   async deliver(job: DeliveryJob): Promise<StepOutcome> {
     let stage: ThreadsStage = 'container';
+    const withStatus = async (state: ThreadsState) => ({
+      state: { ...state, step: 'commit' as const },
+      status: await this.status(state.containerId),
+    });
+    const steps = {
+      progress: withStatus,
+      create: async () => withStatus(await this.createContainer(job, 'commit')),
+      commit: (state: ThreadsState, status: ContainerStatus) => this.commit(state, status),
+    };
     try {
-      let state = readState(job.state);
-      if (state && state.sinceMs + THREADS_CONTAINER_KEPT_MS < this.now()) state = undefined;
-      if (state) {
-        stage = 'read';
-        const status = await this.status(state.containerId);
-        if (status.status !== 'EXPIRED') return await this.commit({ ...state, step: 'commit' }, status);
-        stage = 'container';
-      }
-      const fresh = await this.createContainer(job, 'commit');
-      stage = 'read';
-      return await this.commit(fresh, await this.status(fresh.containerId));
+      return await deliverByContainer(readState(job.state), this.platform, this.now(), steps, (next) => {
+        stage = next;
+      });
     } catch (error) {
       return this.fail(error, stage);
     }
@@ -162,11 +178,11 @@ class ThreadsPublisher implements Publisher {
       const containerId = idOf(created.json);
       if (!containerId) throw new NotForThreads('Threads answered the reply container without an id.');
       const status = await this.status(containerId);
-      if (status.status !== 'FINISHED') {
+      if (status.code !== 'FINISHED') {
         return {
           ok: false,
-          kind: status.status === 'IN_PROGRESS' ? 'transient' : 'refused',
-          reason: `Threads did not make the reply ready (${status.status}${status.message ? `: ${status.message}` : ''}).`,
+          kind: status.code === 'IN_PROGRESS' ? 'transient' : 'refused',
+          reason: `Threads did not make the reply ready (${status.code}${status.said ? `: ${status.said}` : ''}).`,
         };
       }
       stage = 'comment';
@@ -226,66 +242,30 @@ class ThreadsPublisher implements Publisher {
     return { step, containerId, sinceMs: this.now(), checks: 0 };
   }
 
-  private async status(containerId: string): Promise<Status> {
-    const answer = await this.api.call(
-      'GET',
-      `/${encodeURIComponent(containerId)}?fields=status,error_message`,
-    );
-    const json = (answer.json ?? {}) as { status?: unknown; error_message?: unknown };
-    return {
-      status: typeof json.status === 'string' ? json.status.toUpperCase() : 'FINISHED',
-      message: typeof json.error_message === 'string' && json.error_message ? json.error_message : undefined,
-      answer,
-    };
+  private status(containerId: string): Promise<ContainerStatus> {
+    return readContainerStatus(this.api, containerId, ['status', 'error_message']);
   }
 
   /** A prepare's next step by the container's status. */
-  private afterStatus(state: ThreadsState, status: Status): PrepareOutcome {
-    if (status.status === 'IN_PROGRESS') return this.pending(state);
-    const refused = this.refusedBy(status);
-    if (refused) return refused;
-    return {
-      ok: 'prepared',
-      state: { ...state },
-      expiresAtMs: state.sinceMs + THREADS_CONTAINER_KEPT_MS,
-      ...metaLimitOf(status.answer.headers, this.now()),
-    };
-  }
-
-  private refusedBy(status: Status): FailedOutcome | undefined {
-    if (status.status === 'ERROR' || status.status === 'EXPIRED') {
-      return {
-        ok: false,
-        kind: 'refused',
-        reason: `Threads could not make the post ready (${status.status}${status.message ? `: ${status.message}` : ''})${status.message === 'FAILED_DOWNLOADING_VIDEO' || /DOWNLOAD/.test(status.message ?? '') ? ': Threads must be able to fetch the media address from the internet' : ''}.`,
-      };
-    }
-    return undefined;
+  private afterStatus(state: ThreadsState, status: ContainerStatus): PrepareOutcome {
+    return preparedByStatus(state, status, this.platform, this.now());
   }
 
   /** The commit, by the container's status. */
-  private async commit(state: ThreadsState, status: Status): Promise<StepOutcome> {
-    if (status.status === 'IN_PROGRESS') return this.pending(state);
-    if (status.status === 'PUBLISHED') {
-      // An earlier attempt published it (its answer lost): Meta refuses a second publish of a container.
-      this.context.log(
-        `Threads container ${state.containerId} of ${this.api.account} was published already.`,
-      );
-      return { ok: true, externalId: null, url: null };
-    }
-    const refused = this.refusedBy(status);
-    if (refused) return refused;
-    const spent = await this.quotaSpent();
-    if (spent) return spent;
-    try {
-      return await this.publish(state.containerId);
-    } catch (error) {
-      // "Media Not Found" (24/4279009) right after the container was made: a race; publish again soon.
-      if (error instanceof ThreadsRefusal && graphErrorOf(error.answer)?.subcode === 4_279_009) {
-        return this.pending(state);
+  private commit(state: ThreadsState, status: ContainerStatus): Promise<StepOutcome> {
+    return commitByStatus(state, status, this.platform, this.now(), async () => {
+      const spent = await this.quotaSpent();
+      if (spent) return spent;
+      try {
+        return await this.publish(state.containerId);
+      } catch (error) {
+        // "Media Not Found" (24/4279009) right after the container was made: a race; publish again soon.
+        if (error instanceof ThreadsRefusal && graphErrorOf(error.answer)?.subcode === 4_279_009) {
+          return this.pending(state);
+        }
+        throw new PublishFailure(error);
       }
-      throw new PublishFailure(error);
-    }
+    });
   }
 
   /**
