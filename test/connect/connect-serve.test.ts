@@ -328,7 +328,10 @@ describe('connect_channel over stdio', () => {
       platform: 'linkedin',
       account: MEMBER_URN,
     });
-    expect(result.isError, `${JSON.stringify(result.content)} ${session.stderr()} SERVE: ${serve.stderr()}`).toBeFalsy();
+    expect(
+      result.isError,
+      `${JSON.stringify(result.content)} ${session.stderr()} SERVE: ${serve.stderr()}`,
+    ).toBeFalsy();
     const { authorizationUrl } = (result.structuredContent as { data: { authorizationUrl: string } }).data;
     expect(new URL(authorizationUrl).searchParams.get('redirect_uri')).toBe(`${serve.url}/oauth/callback`);
     const landed = await fetch((await linkedin.approve(authorizationUrl)).redirectedTo);
