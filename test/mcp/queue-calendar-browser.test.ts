@@ -7,23 +7,15 @@
  * in queue-calendar-drag-browser.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { QUEUE_CALENDAR_URI } from '../../src/mcp/queue-calendar-app.js';
-import { type AppPage, type AppsBrowser, openAppsBrowser } from '../support/apps-browser.js';
+import type { AppPage, AppsBrowser } from '../support/apps-browser.js';
 import {
   BAKER,
   calendarOf,
-  createWeek,
   NEXT_WEEK,
+  openCalendarBrowser,
   POSTS,
-  WORKSPACE,
 } from '../support/queue-calendar-fixtures.js';
 import type { McpHarness } from './harness.js';
-
-const HOST_CONTEXT = {
-  theme: 'light',
-  displayMode: 'inline',
-  styles: { variables: { '--color-background-primary': 'rgb(252, 251, 248)', '--font-sans': 'sans-serif' } },
-};
 
 let apps: AppsBrowser;
 let h: McpHarness;
@@ -33,14 +25,8 @@ let brandId: number;
 let postIds: number[];
 
 beforeAll(async () => {
-  apps = await openAppsBrowser({
-    uri: QUEUE_CALENDAR_URI,
-    hostContext: HOST_CONTEXT,
-    width: 1200,
-    harness: { workspace: WORKSPACE, apiKey: BAKER },
-  });
+  ({ apps, brandId, postIds } = await openCalendarBrowser());
   h = apps.h;
-  ({ brandId, postIds } = await createWeek(h));
   app = await apps.openPage({ height: 900 });
 }, 60_000);
 

@@ -8,19 +8,12 @@
 import { join } from 'node:path';
 import type { Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { QUEUE_CALENDAR_URI } from '../../src/mcp/queue-calendar-app.js';
-import { type AppPage, type AppsBrowser, openAppsBrowser } from '../support/apps-browser.js';
+import type { AppPage, AppsBrowser } from '../support/apps-browser.js';
 import { TEST_NOW } from '../support/local.js';
-import { BAKER, createWeek, NEXT_WEEK, WORKSPACE } from '../support/queue-calendar-fixtures.js';
+import { NEXT_WEEK, openCalendarBrowser } from '../support/queue-calendar-fixtures.js';
 import type { McpHarness } from './harness.js';
 
 const SCREENSHOT = join(import.meta.dirname, '..', '..', 'docs', 'images', 'queue-calendar.png');
-const HOST_CONTEXT = {
-  theme: 'light',
-  displayMode: 'inline',
-  styles: { variables: { '--color-background-primary': 'rgb(252, 251, 248)', '--font-sans': 'sans-serif' } },
-};
-
 let apps: AppsBrowser;
 let h: McpHarness;
 let app: AppPage;
@@ -34,14 +27,8 @@ async function showNextWeek(page: AppPage): Promise<void> {
 }
 
 beforeAll(async () => {
-  apps = await openAppsBrowser({
-    uri: QUEUE_CALENDAR_URI,
-    hostContext: HOST_CONTEXT,
-    width: 1200,
-    harness: { workspace: WORKSPACE, apiKey: BAKER },
-  });
+  ({ apps, brandId, postIds } = await openCalendarBrowser());
   h = apps.h;
-  ({ brandId, postIds } = await createWeek(h));
   app = await apps.openPage({ height: 1200 });
   await showNextWeek(app);
 }, 60_000);

@@ -1,13 +1,15 @@
 /**
  * What the queue calendar tests (protocol and browser) use: a brand in Paris with three queue times a
  * day and two one-channel collections, and three posts of the week after the test clock's Saturday
- * (2026-11-21 13:00 in Paris): two to Bluesky, one to LinkedIn, two of them on queue slots.
+ * (2026-11-21 13:00 in Paris): two to Bluesky, one to LinkedIn, two of them on queue slots; and the
+ * browser tests' set-up.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { QueueCalendar } from '../../src/mcp/queue-calendar.js';
-import { QUEUE_CALENDAR_META } from '../../src/mcp/queue-calendar-app.js';
+import { QUEUE_CALENDAR_META, QUEUE_CALENDAR_URI } from '../../src/mcp/queue-calendar-app.js';
 import type { Workspace } from '../../src/publish/connectors/schemas.js';
 import type { McpHarness } from '../mcp/harness.js';
+import { type AppsBrowser, openAppsBrowser } from './apps-browser.js';
 
 export const BAKER = 'baker-key-0123456789';
 
@@ -62,4 +64,33 @@ export async function createWeek(h: McpHarness): Promise<{ brandId: number; post
     postIds.push((created.structuredContent as { data: { id: number } }).data.id);
   }
   return { brandId, postIds };
+}
+
+/**
+ * The calendar in Chromium (apps-browser.ts) for the baker, in a light host theme, with the week's
+ * posts created.
+ */
+export async function openCalendarBrowser(): Promise<{
+  apps: AppsBrowser;
+  brandId: number;
+  postIds: number[];
+}> {
+  const apps = await openAppsBrowser({
+    uri: QUEUE_CALENDAR_URI,
+    hostContext: {
+      theme: 'light',
+      displayMode: 'inline',
+      styles: {
+        variables: { '--color-background-primary': 'rgb(252, 251, 248)', '--font-sans': 'sans-serif' },
+      },
+    },
+    width: 1200,
+    harness: { workspace: WORKSPACE, apiKey: BAKER },
+  });
+  try {
+    return { apps, ...(await createWeek(apps.h)) };
+  } catch (error) {
+    await apps.close();
+    throw error;
+  }
 }
