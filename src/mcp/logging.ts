@@ -5,48 +5,51 @@
  * Server keeps that level per session and drops what is below it).
  */
 import type { McpServer } from '@modelcontextprotocol/server';
-import type { PublishingEvent, PublishingEventSink } from '../ports.js';
+import type { PublishingEvent } from '../ports.js';
 
-/** Fans the engine's events out to the sessions open at the time: a session hears nothing from before. */
-export class PublishingEventFeed {
-  private readonly listeners = new Set<PublishingEventSink>();
+/**
+ * Fans events out to the listeners subscribed at the time: a listener hears nothing from before.
+ * `whileHeard` is started when the first listener subscribes and ended (by the function it returns) when
+ * the last one leaves: hearing a source (another instance's relay, the publishing feed) costs only while
+ * someone listens. A listener's failure is not the emitter's, nor the other listeners'.
+ */
+export class EventFeed<E> {
+  private readonly listeners = new Set<(event: E) => void>();
   /** Ends what `whileHeard` started, while the feed has listeners. */
   private unheard: (() => void) | undefined;
 
-  /**
-   * `whileHeard`: started when the first session subscribes, ended (by the function it returns) when the
-   * last one leaves: hearing the other instances' events (EventRelay.hear) costs only while someone listens.
-   */
-  constructor(private readonly whileHeard?: (emit: PublishingEventSink) => () => void) {}
+  constructor(private readonly whileHeard?: (emit: (event: E) => void) => () => void) {}
 
-  /** The engine's sink. Never throws: one session's failure is not the engine's. */
-  readonly emit: PublishingEventSink = (event) => {
+  /** Never throws. */
+  readonly emit = (event: E): void => {
     for (const listener of this.listeners) {
       try {
         listener(event);
       } catch {
-        // A session that cannot take an event (closing, its store gone) misses it; the others do not.
+        // A listener that cannot take an event (closing, its store gone) misses it; the others do not.
       }
     }
   };
 
-  /** Returns the unsubscribe function. */
-  subscribe(listener: PublishingEventSink): () => void {
+  /** Returns the unsubscribe function (calling it again does nothing). */
+  subscribe(listener: (event: E) => void): () => void {
     this.listeners.add(listener);
     if (this.listeners.size === 1) this.unheard ??= this.whileHeard?.(this.emit);
     return () => {
-      this.listeners.delete(listener);
-      if (this.listeners.size > 0) return;
+      if (!this.listeners.delete(listener) || this.listeners.size > 0) return;
       this.unheard?.();
       this.unheard = undefined;
     };
   }
 
-  /** How many sessions listen. */
+  /** How many listen. */
   get size(): number {
     return this.listeners.size;
   }
 }
+
+/** The engine's events, fanned out to the sessions open at the time (its `emit` is the engine's sink). */
+export class PublishingEventFeed extends EventFeed<PublishingEvent> {}
 
 /** What a session needs to log publishing: the feed, and whose events its user may hear. */
 export interface PublishingLog {

@@ -16,7 +16,7 @@ import {
   type ServerEventBus,
 } from '@modelcontextprotocol/server';
 import type { PublishingEvent } from '../ports.js';
-import type { PublishingLog } from './logging.js';
+import { EventFeed, type PublishingLog } from './logging.js';
 import { brandResourceUri, parseResourceUri, postResourceUri } from './resources.js';
 import { resourceNotFound } from './workspace-lookup.js';
 
@@ -97,41 +97,28 @@ export function forwardResourceUpdates(
  * feed is heard only while a listen stream is open, and each event becomes its resources' updates.
  */
 export class PublishingEventBus implements ServerEventBus {
-  private readonly listeners = new Set<(event: ServerEvent) => void>();
-  private unheard: (() => void) | undefined;
+  private readonly streams: EventFeed<ServerEvent>;
 
-  constructor(private readonly log: PublishingLog) {}
+  constructor(log: PublishingLog) {
+    this.streams = new EventFeed((emit) =>
+      log.feed.subscribe(
+        visibleEvents(log, (event) => {
+          for (const uri of updatedUris(event)) emit({ kind: 'resource_updated', uri });
+        }),
+      ),
+    );
+  }
 
   publish(event: ServerEvent): void {
-    for (const listener of this.listeners) {
-      try {
-        listener(event);
-      } catch {
-        // One stream that cannot take an event misses it; the others do not.
-      }
-    }
+    this.streams.emit(event);
   }
 
   subscribe(listener: (event: ServerEvent) => void): () => void {
-    this.listeners.add(listener);
-    this.unheard ??= this.log.feed.subscribe(
-      visibleEvents(this.log, (event) => {
-        for (const uri of updatedUris(event)) this.publish({ kind: 'resource_updated', uri });
-      }),
-    );
-    let live = true;
-    return () => {
-      if (!live) return;
-      live = false;
-      this.listeners.delete(listener);
-      if (this.listeners.size > 0) return;
-      this.unheard?.();
-      this.unheard = undefined;
-    };
+    return this.streams.subscribe(listener);
   }
 
   /** Streams listening (tests). */
   get size(): number {
-    return this.listeners.size;
+    return this.streams.size;
   }
 }

@@ -5,11 +5,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createHttpApp, listen, type RunningServer } from '../../src/http/serve.js';
+import type { RunningServer } from '../../src/http/serve.js';
 import { openTestRuntime, type TestRuntime } from '../support/local.js';
-
-const KEY_A = 'user-a-key-0123456789';
-const KEY_B = 'user-b-key-0123456789';
+import { KEY_A, KEY_B, serveOnLoopback, twoUsers } from '../support/two-users.js';
 
 let rt: TestRuntime;
 let server: RunningServer;
@@ -17,17 +15,9 @@ let sessionsSize: () => number;
 const clients: Client[] = [];
 
 async function start(options: { idleTimeoutMs?: number } = {}) {
-  const http = createHttpApp({
-    runtime: rt.runtime,
-    version: 'test',
-    loopbackOnly: true,
-    log: (message, error) => {
-      throw new Error(`unexpected server error: ${message}: ${String(error)}`);
-    },
-    ...options,
-  });
-  sessionsSize = () => http.sessions.size;
-  server = await listen(http, { host: '127.0.0.1', port: 0 });
+  const started = await serveOnLoopback(rt, options);
+  sessionsSize = () => started.http.sessions.size;
+  server = started.server;
 }
 
 async function connect(apiKey: string): Promise<Client> {
@@ -46,20 +36,7 @@ function brandTitles(result: Awaited<ReturnType<Client['callTool']>>): string[] 
 
 beforeEach(async () => {
   rt = await openTestRuntime();
-  await rt.importWorkspace({
-    brands: [
-      {
-        title: 'Harbor Bakery',
-        timezone: 'Europe/Paris',
-        channels: [{ name: 'Harbor on X', type: 'X/Twitter' }],
-        collections: [{ title: 'All', channels: ['Harbor on X'] }],
-      },
-    ],
-    users: [
-      { name: 'Ada', timezone: 'UTC', apiKey: KEY_A, brands: ['Northwind Coffee', 'Kite & Key Studio'] },
-      { name: 'Bo', timezone: 'UTC', apiKey: KEY_B, brands: ['Harbor Bakery'] },
-    ],
-  });
+  await rt.importWorkspace(twoUsers());
 });
 
 afterEach(async () => {

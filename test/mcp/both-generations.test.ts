@@ -12,12 +12,11 @@ import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/s
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Post } from '../../src/domain/post-schemas.js';
-import { createHttpApp, listen, type RunningServer } from '../../src/http/serve.js';
+import type { RunningServer } from '../../src/http/serve.js';
 import { PublishingEventFeed } from '../../src/mcp/logging.js';
 import { openTestRuntime, type TestRuntime } from '../support/local.js';
+import { KEY_A, KEY_B, serveOnLoopback, twoUsers } from '../support/two-users.js';
 
-const KEY_A = 'user-a-key-0123456789';
-const KEY_B = 'user-b-key-0123456789';
 const MODERN = '2026-07-28';
 
 let rt: TestRuntime;
@@ -29,32 +28,10 @@ const closing: Array<{ close(): Promise<void> }> = [];
 
 beforeEach(async () => {
   rt = await openTestRuntime();
-  await rt.importWorkspace({
-    brands: [
-      {
-        title: 'Harbor Bakery',
-        timezone: 'Europe/Paris',
-        channels: [{ name: 'Harbor on X', type: 'X/Twitter' }],
-        collections: [{ title: 'All', channels: ['Harbor on X'] }],
-      },
-    ],
-    users: [
-      { name: 'Ada', timezone: 'UTC', apiKey: KEY_A, brands: ['Northwind Coffee', 'Kite & Key Studio'] },
-      { name: 'Bo', timezone: 'UTC', apiKey: KEY_B, brands: ['Harbor Bakery'] },
-    ],
-  });
+  await rt.importWorkspace(twoUsers());
   feed = new PublishingEventFeed();
   exchanges = [];
-  const http = createHttpApp({
-    runtime: rt.runtime,
-    version: 'test',
-    loopbackOnly: true,
-    events: feed,
-    log: (message, error) => {
-      throw new Error(`unexpected server error: ${message}: ${String(error)}`);
-    },
-  });
-  server = await listen(http, { host: '127.0.0.1', port: 0 });
+  ({ server } = await serveOnLoopback(rt, { events: feed }));
 });
 
 afterEach(async () => {
