@@ -12,7 +12,9 @@ export const KEY_B = 'user-b-key-0123456789';
 
 /** Bo's Harbor Bakery has `harborChannels` (default: one X channel), all in its collection "All". */
 export function twoUsers(
-  harborChannels: NonNullable<NonNullable<Workspace['brands']>[number]['channels']> = [{ name: 'Harbor on X', type: 'X/Twitter' }],
+  harborChannels: NonNullable<NonNullable<Workspace['brands']>[number]['channels']> = [
+    { name: 'Harbor on X', type: 'X/Twitter' },
+  ],
 ): Workspace {
   return {
     brands: [
