@@ -74,6 +74,9 @@ const withoutSdkDefaultValidator = {
   },
 };
 
+/** Node's CommonJS wrapper (Module.wrapper), which src/launch.ts relies on the file having. */
+const PROGRAM_WRAPPER = ['(function (exports, require, module, __filename, __dirname) { ', '\n});'];
+
 rmSync(outdir, { recursive: true, force: true });
 const started = performance.now();
 const tools = await toolList();
@@ -126,7 +129,10 @@ if (code.startsWith('#!')) code = `//${code.slice(2)}`;
 // there a \uXXXX escape per UTF-16 unit means the same, with or without the u flag.
 if (/\\[\u0080-\uffff]/.test(code)) throw new Error('dist/program.cjs escapes a non-ASCII character itself');
 code = code.replace(/[\u0080-\uffff]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`);
-writeFileSync(programFile, code);
+// Written as the function the entry calls, Node's CommonJS wrapper around it (on its first line, as Node
+// puts it, so the source map still fits): the entry compiles the file's text as read, where wrapping it
+// at each start made a second, flat copy of all 4.7 MB that the program then kept.
+writeFileSync(programFile, `${PROGRAM_WRAPPER[0]}${code}${PROGRAM_WRAPPER[1]}`);
 if (/\bimport\(/.test(code)) {
   throw new Error('dist/program.cjs still has an import(): a script run by node:vm cannot import');
 }

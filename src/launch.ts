@@ -25,7 +25,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import Module, { createRequire } from 'node:module';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -42,17 +42,7 @@ type CommonJsWrapper = (
 
 const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
 const program = join(dirname(fileURLToPath(import.meta.url)), 'program.cjs');
-const cacheFile = codeCacheFile();
-// The build writes ASCII only (scripts/build.mjs checks), so latin1 decodes it exactly and fastest.
-const source = readFileSync(program, 'latin1');
-const cachedData = cacheFile ? readCache(cacheFile) : undefined;
-const script = new Script((Module as unknown as { wrap(code: string): string }).wrap(source), {
-  filename: program,
-  cachedData,
-});
-if (cacheFile && (!cachedData || script.cachedDataRejected)) {
-  process.once('exit', () => writeCache(cacheFile, script));
-}
+const script = compile(codeCacheFile());
 const module = { exports: {} };
 (script.runInThisContext() as CommonJsWrapper).call(
   module.exports,
@@ -62,6 +52,27 @@ const module = { exports: {} };
   program,
   dirname(program),
 );
+
+/**
+ * The program compiled, from the cache when there is one. What was read to compile it (the source as
+ * read, the cache's bytes) is not kept once compiled: only the compiled script, which holds the source
+ * it needs. The file is the function itself, Node's CommonJS wrapper included, so the text read is the
+ * script's source as it is, not a copy.
+ */
+function compile(cacheFile: string | undefined): Script {
+  // The build writes ASCII only (scripts/build.mjs checks), so latin1 decodes it exactly and fastest.
+  const source = readFileSync(program, 'latin1');
+  const cachedData = cacheFile ? readCache(cacheFile) : undefined;
+  // The build wrote it wrapped, as Node's CommonJS wrapper would (scripts/build.mjs).
+  const compiled = new Script(source, {
+    filename: program,
+    cachedData,
+  });
+  if (cacheFile && (!cachedData || compiled.cachedDataRejected)) {
+    process.once('exit', () => writeCache(cacheFile, compiled));
+  }
+  return compiled;
+}
 
 /** The cache file for this build of the program on this Node, or undefined when there is to be none. */
 function codeCacheFile(): string | undefined {
