@@ -29,6 +29,7 @@ import {
   askingResult,
   envelopeCapabilities,
   inputRequiredContext,
+  type RoundCodec,
   roundCodec,
   UserInputNeeded,
 } from './input-required.js';
@@ -82,7 +83,7 @@ export interface McpServerOptions {
 }
 
 /** This process's key for what a call carries, when none is given (one process serves every round). */
-const PROCESS_KEY = randomBytes(32);
+let processKey: Buffer | undefined;
 
 /**
  * How long a 2026-07-28 client may keep what it read (the SDK defaults to not at all). The lists of tools,
@@ -117,7 +118,13 @@ function listTools(selection: ToolSelection, apps: boolean): Promise<Tool[]> {
 /** A server for `service`; each tool's module is loaded on its first call (tool-catalog.ts). */
 export function createMcpServer(service: PublishingService, options: McpServerOptions): McpServer {
   const era = options.era ?? 'legacy';
-  const codec = roundCodec(options.requestStateKey ?? PROCESS_KEY, options.principal ?? '');
+  // Made on first use: the codec reaches for Web Crypto, which costs a start on Node 20 to load.
+  let codec: RoundCodec | undefined;
+  const rounds = () =>
+    (codec ??= roundCodec(
+      options.requestStateKey ?? (processKey ??= randomBytes(32)),
+      options.principal ?? '',
+    ));
   const publishes = options.publishes ?? Boolean(options.publishingLog);
   const server = new McpServer(
     { name: options.name, version: options.version, title: SERVER_TITLE, icons: SERVER_ICONS },
@@ -128,7 +135,7 @@ export function createMcpServer(service: PublishingService, options: McpServerOp
       // in 2026-07-28, whose clients hear of publishing through resource updates).
       ...(publishes && era === 'legacy' ? { capabilities: { logging: {} } } : {}),
       cacheHints: CACHE_HINTS,
-      requestState: { verify: codec.verify },
+      requestState: { verify: (state, ctx) => rounds().verify(state, ctx) },
     },
   );
   const selection = options.tools ?? ALL_TOOLS;
@@ -210,7 +217,7 @@ export function createMcpServer(service: PublishingService, options: McpServerOp
       const result = await withPostPreview(capabilities, service, done, successResult(success), options.log);
       return await withQueueCalendar(capabilities, service, done, result, options.log);
     } catch (error) {
-      if (error instanceof UserInputNeeded) return await askingResult(error, ctx, call, codec);
+      if (error instanceof UserInputNeeded) return await askingResult(error, ctx, call, rounds());
       // The hints are loaded with the first failed call: a call that succeeds never needs them.
       const { explainError } = await import('./error-hints.js');
       return await errorResult(error, options.log, (failure) =>
