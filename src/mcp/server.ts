@@ -84,6 +84,10 @@ export interface McpServerOptions {
 
 /** This process's key for what a call carries, when none is given (one process serves every round). */
 let processKey: Buffer | undefined;
+function ownKey(): Buffer {
+  processKey ??= randomBytes(32);
+  return processKey;
+}
 
 /**
  * How long a 2026-07-28 client may keep what it read (the SDK defaults to not at all). The lists of tools,
@@ -120,11 +124,10 @@ export function createMcpServer(service: PublishingService, options: McpServerOp
   const era = options.era ?? 'legacy';
   // Made on first use: the codec reaches for Web Crypto, which costs a start on Node 20 to load.
   let codec: RoundCodec | undefined;
-  const rounds = () =>
-    (codec ??= roundCodec(
-      options.requestStateKey ?? (processKey ??= randomBytes(32)),
-      options.principal ?? '',
-    ));
+  const rounds = (): RoundCodec => {
+    codec ??= roundCodec(options.requestStateKey ?? ownKey(), options.principal ?? '');
+    return codec;
+  };
   const publishes = options.publishes ?? Boolean(options.publishingLog);
   const server = new McpServer(
     { name: options.name, version: options.version, title: SERVER_TITLE, icons: SERVER_ICONS },
