@@ -129,14 +129,15 @@ export function createMcpServer(service: PublishingService, options: McpServerOp
     return codec;
   };
   const publishes = options.publishes ?? Boolean(options.publishingLog);
+  // Logging is 2025's: deprecated in 2026-07-28, whose clients hear of publishing through resource updates.
+  const logs = publishes && era === 'legacy';
   const server = new McpServer(
     { name: options.name, version: options.version, title: SERVER_TITLE, icons: SERVER_ICONS },
     {
       instructions: instructionsFor(options.tools ?? ALL_TOOLS),
       jsonSchemaValidator: lazyJsonSchemaValidator,
-      // Only a capability given here gets the SDK's logging/setLevel handler (2025: logging is deprecated
-      // in 2026-07-28, whose clients hear of publishing through resource updates).
-      ...(publishes && era === 'legacy' ? { capabilities: { logging: {} } } : {}),
+      // Only a capability given here gets the SDK's logging/setLevel handler.
+      ...(logs ? { capabilities: { logging: {} } } : {}),
       cacheHints: CACHE_HINTS,
       requestState: { verify: (state, ctx) => rounds().verify(state, ctx) },
     },
@@ -151,12 +152,10 @@ export function createMcpServer(service: PublishingService, options: McpServerOp
   registerQueueCalendarPage(server, era);
   // Tools are declared here rather than in the constructor options, where McpServer would install its
   // own tool handlers. No list_changed notification is ever sent, whatever McpServer claims by default.
-  server.server.registerCapabilities(
-    serverCapabilities({ logging: publishes && era === 'legacy', updates: publishes }),
-  );
+  server.server.registerCapabilities(serverCapabilities({ logging: logs, updates: publishes }));
   if (!withPrompts) server.server.setRequestHandler('prompts/list', () => ({ prompts: [] }));
   if (options.publishingLog) {
-    if (era === 'legacy') forwardPublishingEvents(server, options.publishingLog);
+    if (logs) forwardPublishingEvents(server, options.publishingLog);
     forwardResourceUpdates(server, options.publishingLog, era);
   }
   /** The client's capabilities: stated with each request in 2026-07-28, at initialization before. */

@@ -201,6 +201,22 @@ describe('asking the user before publishing, on 2026-07-28', () => {
     expect((await rt.service.getPost({ brandId: 1, postId: post.id })).status).not.toBe('draft');
   });
 
+  it('asks once before create_post publishes now, and creates one post', async () => {
+    const { client, asked } = await modernClient(KEY_A, () => ({
+      action: 'accept',
+      content: { confirm: true },
+    }));
+    const before = (await rt.service.listPosts({ brandId: 1, per_page: 100 })).pagination.total;
+    const result = await client.callTool({
+      name: 'create_post',
+      arguments: { brandId: 1, collectionId: 1, caption: 'Out now', publishMode: 'IMMEDIATE' },
+    });
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toContain('Publish this post now?');
+    expect((await rt.service.listPosts({ brandId: 1, per_page: 100 })).pagination.total).toBe(before + 1);
+  });
+
   it('changes nothing when the user declines', async () => {
     const { client, asked } = await modernClient(KEY_A, () => ({ action: 'decline' }));
     const post = await draftPost(client, 'Not this one');
