@@ -28,7 +28,6 @@ import {
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
 import { crc32 } from 'node:zlib';
 
@@ -41,7 +40,9 @@ type CommonJsWrapper = (
 ) => void;
 
 const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
-const program = join(dirname(fileURLToPath(import.meta.url)), 'program.cjs');
+// Built as CommonJS (dist/package.json says so, scripts/build.mjs): an ES module entry would start Node's
+// ES module loader and give each node: import a facade of all its exports (node:fs's loads the streams).
+const program = join(__dirname, 'program.cjs');
 const script = compile(codeCacheFile());
 const module = { exports: {} };
 (script.runInThisContext() as CommonJsWrapper).call(

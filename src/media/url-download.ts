@@ -6,7 +6,7 @@
  * and for a stalled body. The announced length is only shown as progress; the size limit is enforced on
  * the bytes actually read.
  */
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
 import type { Agent, Dispatcher } from 'undici';
 import { ValidationError } from '../domain/errors.js';
@@ -173,7 +173,9 @@ export class UrlDownloader implements MediaDownloader {
       family?: number,
     ) => void,
   ): void {
-    dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+    // node:dns is loaded by the first download, not at every start.
+    const { lookup } = process.getBuiltinModule('node:dns');
+    lookup(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, '');
       const usable = addresses.filter((entry) => this.refusal(entry.address) === undefined);
       if (usable.length === 0) {

@@ -5,8 +5,7 @@
  * never a partial one, also after a crash. Files are found by brand and media id under this directory,
  * wherever each instance mounts it.
  */
-import { openAsBlob } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { promises as fsPromises, openAsBlob } from 'node:fs'; // read when used (media-staging.ts)
 import { join } from 'node:path';
 import type { MediaStore, OpenedMedia, StagedMedia, TransferOptions } from '../ports.js';
 import { MediaStaging, mediaWriteFault } from './media-staging.js';
@@ -33,10 +32,10 @@ export class MediaDirectory implements MediaStore {
     try {
       // Not recursive (the root exists since the start): a recursive mkdir reports a read-only file
       // system as ENOENT, which would hide the reason.
-      await mkdir(directory).catch((error: NodeJS.ErrnoException) => {
+      await fsPromises.mkdir(directory).catch((error: NodeJS.ErrnoException) => {
         if (error.code !== 'EEXIST') throw error;
       });
-      await rename(this.staging.path(token), target);
+      await fsPromises.rename(this.staging.path(token), target);
     } catch (error) {
       throw mediaWriteFault(error);
     }
@@ -54,6 +53,6 @@ export class MediaDirectory implements MediaStore {
   }
 
   async remove(storedPath: string): Promise<void> {
-    await rm(storedPath, { force: true }).catch(() => undefined);
+    await fsPromises.rm(storedPath, { force: true }).catch(() => undefined);
   }
 }

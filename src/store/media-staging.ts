@@ -7,8 +7,9 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { createWriteStream, readdirSync, rmSync, statSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+// fs.promises, read when used: node:fs/promises at the start would load its modules (readline among
+// them) before the server can answer.
+import { createWriteStream, promises as fsPromises, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
 import { StorageFullError, StorageReadOnlyError } from '../domain/errors.js';
@@ -102,14 +103,14 @@ export class MediaStaging {
     } catch (error) {
       out.destroy();
       await finished(out).catch(() => undefined);
-      await rm(path, { force: true });
+      await fsPromises.rm(path, { force: true });
       throw error === writeError ? mediaWriteFault(error) : error;
     }
-    if (tooLarge) await rm(path, { force: true });
+    if (tooLarge) await fsPromises.rm(path, { force: true });
     return { token, size, sha256: hash.digest('hex'), head: Buffer.concat(head), tooLarge };
   }
 
   async discard(token: string): Promise<void> {
-    await rm(this.path(token), { force: true }).catch(() => undefined);
+    await fsPromises.rm(this.path(token), { force: true }).catch(() => undefined);
   }
 }
