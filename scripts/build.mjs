@@ -15,6 +15,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
+import { CHUNKS } from './chunks.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({ options: { outdir: { type: 'string', default: join(ROOT, 'dist') } } });
@@ -74,6 +75,43 @@ const withoutSdkDefaultValidator = {
   },
 };
 
+/** CHUNKS packages that only an `import` reaches (no `require` in their exports). */
+const ES_MODULES_ONLY = new Set(['file-type']);
+
+/** Imports of the CHUNKS packages (other than `own`, the chunk being built) as requires of their files. */
+function requireChunks(own) {
+  const names = Object.keys(CHUNKS).filter((name) => name !== own);
+  const filter = new RegExp(`^(${names.map((name) => name.replace(/[/.]/g, '\\$&')).join('|')})$`);
+  return {
+    name: 'require-chunks',
+    setup(build) {
+      build.onResolve({ filter }, (args) => ({
+        path: own ? `./${CHUNKS[args.path]}.cjs` : `./chunks/${CHUNKS[args.path]}.cjs`,
+        external: true,
+      }));
+    },
+  };
+}
+
+/**
+ * zod's locales, English only: zod re-exports all of them (300 KB, about 40 languages) as `z.locales`,
+ * and the program uses only the English one zod sets itself.
+ */
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]v4[\\/](classic|core)[\\/]/.test(args.importer)
+        ? { path: join(dirname(args.importer), '..', 'locales', 'index.js'), namespace: 'zod-locales' }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
+      contents: "export { default as en } from './en.js';",
+      resolveDir: dirname(args.path),
+    }));
+  },
+};
+
 /** Node's CommonJS wrapper (Module.wrapper), which src/launch.ts relies on the file having. */
 const PROGRAM_WRAPPER = ['(function (exports, require, module, __filename, __dirname) { ', '\n});'];
 
@@ -93,7 +131,7 @@ const result = await build({
   target: 'node20.19',
   charset: 'ascii',
   external: EXTERNAL,
-  plugins: [withoutSdkDefaultValidator],
+  plugins: [withoutSdkDefaultValidator, requireChunks(), zodEnglishOnly],
   define: {
     __TOOL_LIST__: JSON.stringify(JSON.stringify(tools)),
     __VERSION__: JSON.stringify(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version),
@@ -121,6 +159,39 @@ await build({
   minifySyntax: true,
   logLevel: 'warning',
 });
+// The chunks: each one's module.exports is what `require` of its package gives; for a package that is
+// only an ES module (file-type), its namespace.
+const chunkEntry = {
+  name: 'chunk-entry',
+  setup(build) {
+    build.onResolve({ filter: /^chunk:/ }, (args) => ({ path: args.path.slice(6), namespace: 'chunk' }));
+    build.onLoad({ filter: /.*/, namespace: 'chunk' }, (args) => ({
+      contents: ES_MODULES_ONLY.has(args.path)
+        ? `export * from ${JSON.stringify(args.path)};`
+        : `module.exports = require(${JSON.stringify(args.path)});`,
+      resolveDir: ROOT,
+    }));
+  },
+};
+for (const [name, file] of Object.entries(CHUNKS)) {
+  await build({
+    absWorkingDir: ROOT,
+    entryPoints: { [`chunks/${file}`]: `chunk:${name}` },
+    outdir,
+    outExtension: { '.js': '.cjs' },
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20.19',
+    external: EXTERNAL,
+    plugins: [chunkEntry, requireChunks(name)],
+    minifyWhitespace: true,
+    minifySyntax: true,
+    sourcemap: 'linked',
+    legalComments: 'linked',
+    logLevel: 'warning',
+  });
+}
 writeFileSync(join(outdir, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);
 const programFile = join(outdir, 'program.cjs');
 let code = readFileSync(programFile, 'utf8');
@@ -141,5 +212,5 @@ if (/\bimport\(/.test(code)) {
 }
 const bytes = Object.entries(result.metafile.outputs).find(([file]) => file.endsWith('program.cjs'))[1].bytes;
 process.stderr.write(
-  `built ${relative(ROOT, join(outdir, 'main.js'))} and ${relative(ROOT, programFile)} (${Math.round(bytes / 1024)} KB) in ${Math.round(performance.now() - started)} ms\n`,
+  `built ${relative(ROOT, join(outdir, 'main.js'))}, ${relative(ROOT, programFile)} (${Math.round(bytes / 1024)} KB) and ${Object.keys(CHUNKS).length} chunks in ${Math.round(performance.now() - started)} ms\n`,
 );

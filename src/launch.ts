@@ -25,7 +25,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { createRequire } from 'node:module';
+import * as nodeModule from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
@@ -43,12 +43,20 @@ const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
 // Built as CommonJS (dist/package.json says so, scripts/build.mjs): an ES module entry would start Node's
 // ES module loader and give each node: import a facade of all its exports (node:fs's loads the streams).
 const program = join(__dirname, 'program.cjs');
-const script = compile(codeCacheFile());
+const cacheDir = codeCacheDirectory();
+const script = compile(cacheDir && codeCacheFile(cacheDir));
+// The chunks the program requires when it first uses them (scripts/build.mjs) are read by Node's own
+// loader, which keeps a code cache of its own from Node 22.8; Node 20 compiles them at each use.
+if (cacheDir) {
+  (nodeModule as { enableCompileCache?: (dir: string) => unknown }).enableCompileCache?.(
+    join(cacheDir, 'chunks'),
+  );
+}
 const module = { exports: {} };
 (script.runInThisContext() as CommonJsWrapper).call(
   module.exports,
   module.exports,
-  createRequire(program),
+  nodeModule.createRequire(program),
   module,
   program,
   dirname(program),
@@ -75,8 +83,8 @@ function compile(cacheFile: string | undefined): Script {
   return compiled;
 }
 
-/** The cache file for this build of the program on this Node, or undefined when there is to be none. */
-function codeCacheFile(): string | undefined {
+/** The directory of the code caches, or undefined when there are to be none. */
+function codeCacheDirectory(): string | undefined {
   if (process.env.NODE_DISABLE_COMPILE_CACHE) return undefined;
   try {
     const dir = process.env.NODE_COMPILE_CACHE || join(tmpdir(), 'social-publisher-mcp-code-cache');
@@ -86,9 +94,15 @@ function codeCacheFile(): string | undefined {
     // is the user's own).
     const uid = process.getuid?.();
     const foreign = uid !== undefined && (owner.uid !== uid || (owner.mode & 0o022) !== 0);
-    if (!owner.isDirectory() || foreign) {
-      return undefined;
-    }
+    return owner.isDirectory() && !foreign ? dir : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The cache file for this build of the program on this Node, or undefined when there is to be none. */
+function codeCacheFile(dir: string): string | undefined {
+  try {
     const built = statSync(program);
     // V8 rejects a cache made under other flags: starts with and without some would replace each other's.
     const flags = `${process.execArgv.join(' ')}|${process.env.NODE_OPTIONS ?? ''}`;

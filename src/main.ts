@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 /**
  * argv → config → one mode (stdio | serve | import | connect | keys); nothing else. Only the config is
- * imported up front; each mode imports what it needs when it starts (scripts/build.mjs bundles each
- * lazily imported part as its own chunk). In stdio mode the server is loaded, then connected: a start-up
- * failure (a bad setting, an unreadable store) answers the client's `initialize` with the reason instead
- * of a result (mcp/startup-failure.ts), so the client shows why the server did not start.
+ * imported up front; each mode imports what it needs when it starts (in the build, a module is evaluated
+ * when first imported; packages a start never runs are files of their own, scripts/chunks.mjs). In stdio
+ * mode the server is loaded, then connected: a start-up failure (a bad setting, an unreadable store)
+ * answers the client's `initialize` with the reason instead of a result (mcp/startup-failure.ts), so the
+ * client shows why the server did not start.
  */
 import { readFileSync } from 'node:fs';
 import { type Config, ConfigError, loadConfig, USAGE } from './config.js';

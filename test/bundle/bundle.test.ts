@@ -126,7 +126,10 @@ describe('npm run bundle (scripts/bundle.mjs)', () => {
     expect(invalid.code).not.toBe(0);
   });
 
-  it('packs the manifest, the README and the bundled program, with no node_modules', () => {
+  it('packs the manifest, the README and the bundled program, with no node_modules', async () => {
+    const { CHUNKS } = (await import(pathToFileURL(join(ROOT, 'scripts', 'chunks.mjs')).href)) as {
+      CHUNKS: Record<string, string>;
+    };
     const root = JSON.parse(readFileSync(join(ROOT, 'manifest.json'), 'utf8')) as Manifest;
     expect(manifest).toEqual(root);
     const all = files(unpacked);
@@ -140,11 +143,15 @@ describe('npm run bundle (scripts/bundle.mjs)', () => {
         'dist/program.cjs',
       ]),
     );
-    // The entry and the program it runs (scripts/build.mjs), and nothing else of ours to load.
-    expect(all.filter((file) => /^dist\/.*\.(c?js|mjs)$/.test(file)).sort()).toEqual([
-      'dist/main.js',
-      'dist/program.cjs',
-    ]);
+    // The entry, the program it runs and the chunks the program requires when first used
+    // (scripts/build.mjs), and nothing else of ours to load.
+    expect(all.filter((file) => /^dist\/.*\.(c?js|mjs)$/.test(file)).sort()).toEqual(
+      [
+        'dist/main.js',
+        'dist/program.cjs',
+        ...Object.values(CHUNKS).map((chunk) => `dist/chunks/${chunk}.cjs`),
+      ].sort(),
+    );
     expect(all.filter((file) => /^dist\/.*\.map$/.test(file))).toEqual([]);
     // The icon the manifest names, as committed (test/bundle/icon.test.ts checks it is the server's).
     expect(readFileSync(join(unpacked, manifest.icon))).toEqual(readFileSync(join(ROOT, manifest.icon)));
@@ -155,6 +162,47 @@ describe('npm run bundle (scripts/bundle.mjs)', () => {
       unknown
     >;
     expect(runtime.dependencies).toBeUndefined();
+  });
+
+  it('has chunks that load without node_modules and work as the packages the program imports', async () => {
+    // Each chunk's exports as the program imports them (src/), used once: a chunk that needed a
+    // package from node_modules, or exported the wrong thing, fails here, in a bundle that has none.
+    const script = `
+      const chunk = (name) => require('./dist/chunks/' + name + '.cjs');
+      const { Agent, FormData, request } = chunk('undici');
+      const { AtpAgent, RichText } = chunk('atproto-api');
+      const { fileTypeFromBuffer } = chunk('file-type');
+      const busboy = chunk('busboy');
+      const { AjvJsonSchemaValidator } = chunk('ajv');
+      (async () => {
+        const png = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
+        const form = new FormData();
+        form.append('a', 'b');
+        const parser = busboy({ headers: { 'content-type': 'multipart/form-data; boundary=x' } });
+        const check = new AjvJsonSchemaValidator().getValidator({ type: 'object', required: ['n'] });
+        console.log(JSON.stringify({
+          agent: typeof new Agent().dispatch,
+          request: typeof request,
+          form: form.get('a'),
+          atp: typeof AtpAgent,
+          graphemes: new RichText({ text: 'h\u00e9llo \u{1F44B}' }).graphemeLength,
+          type: (await fileTypeFromBuffer(png))?.mime,
+          busboy: typeof parser.on,
+          valid: [check({ n: 1 }).valid, check({}).valid],
+        }));
+      })();
+    `;
+    const { stdout } = await run(node, ['-e', script], { cwd: unpacked, timeout: CHILD_TIMEOUT_MS });
+    expect(JSON.parse(stdout)).toEqual({
+      agent: 'function',
+      request: 'function',
+      form: 'b',
+      atp: 'function',
+      graphemes: 7,
+      type: 'image/png',
+      busboy: 'function',
+      valid: [true, false],
+    });
   });
 
   it('carries no native addon: no .node file, no node-gyp artifact, no SQLite addon package', async () => {
