@@ -74,20 +74,16 @@ export async function stdioThroughput(
     const echo = results[`echo ×${concurrency}`]!;
     const reference = { name: 'echo', value: echo.callsPerSecond };
     const inFlight = concurrency === 1 ? 'one at a time' : `${concurrency} in flight`;
-    const bars = { list_brands: 1.0, create_post: 0.7 } as const;
     for (const tool of ['list_brands', 'create_post'] as const) {
       const measured = results[`${tool} ×${concurrency}`]!;
-      const ratio = measured.callsPerSecond / echo.callsPerSecond;
-      // product.md holds list_brands to its bar one at a time; create_post in general (both).
-      const held = tool === 'create_post' || concurrency === 1;
+      // product.md: measured beside echo, before and after each change to the MCP layer; no bar.
       figures.push({
         name: `${tool} over stdio, ${inFlight}`,
         value: measured.callsPerSecond,
         unit: 'calls/s',
         reference,
-        bar: held ? `≥ ${bars[tool].toFixed(1)}× echo` : `(≥ ${bars[tool].toFixed(1)}× echo one at a time)`,
-        ratio,
-        ...(held ? { pass: ratio >= bars[tool] } : {}),
+        bar: '(no bar: measured beside echo)',
+        ratio: measured.callsPerSecond / echo.callsPerSecond,
         details: { measured, echo },
       });
     }

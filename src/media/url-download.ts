@@ -105,7 +105,9 @@ export function isSpecialPurposeAddress(address: string): boolean {
   return isIP(address) === 6 ? special.ipv6.check(address, 'ipv6') : special.ipv4.check(address, 'ipv4');
 }
 
-function allowList(entries: readonly string[]): BlockList {
+/** The allowed ranges; none without entries (a BlockList loads two of Node's modules at the start). */
+function allowList(entries: readonly string[]): BlockList | undefined {
+  if (entries.length === 0) return undefined;
   const list = new BlockList();
   for (const entry of entries) {
     const [address, prefix] = entry.split('/') as [string, string | undefined];
@@ -120,7 +122,7 @@ function allowList(entries: readonly string[]): BlockList {
 const urlError = (text: string) => ValidationError.single('url', text);
 
 export class UrlDownloader implements MediaDownloader {
-  private readonly allowed: BlockList;
+  private readonly allowed: BlockList | undefined;
   private readonly stallMs: number;
   /** undici is loaded, and the agent made, on the first download: most sessions never fetch a URL. */
   private client: Promise<{ agent: Agent; request: typeof import('undici').request }> | undefined;
@@ -156,7 +158,7 @@ export class UrlDownloader implements MediaDownloader {
   /** Why an address may not be fetched, or undefined when it may. */
   private refusal(address: string): string | undefined {
     const plain = mappedIPv4(address) ?? address;
-    if (this.allowed.check(plain, isIP(plain) === 6 ? 'ipv6' : 'ipv4')) return undefined;
+    if (this.allowed?.check(plain, isIP(plain) === 6 ? 'ipv6' : 'ipv4')) return undefined;
     if (isSpecialPurposeAddress(address)) {
       return `The url points to a private or local network address (${address}), which is not allowed.`;
     }
