@@ -120,17 +120,26 @@ const started = performance.now();
 const tools = await toolList();
 // The program: one CommonJS file. Lazily imported parts stay lazy (esbuild evaluates a dynamically
 // imported module on first import), and the one file is what the entry keeps in V8's code cache.
-const result = await build({
+/** What the program and its chunks are built as: CommonJS files for Node 20.19 and later. */
+const BUNDLED = {
   absWorkingDir: ROOT,
-  entryPoints: { program: 'src/main.ts' },
   outdir,
   outExtension: { '.js': '.cjs' },
   bundle: true,
   format: 'cjs',
   platform: 'node',
   target: 'node20.19',
-  charset: 'ascii',
   external: EXTERNAL,
+  minifyWhitespace: true,
+  minifySyntax: true,
+  sourcemap: 'linked',
+  legalComments: 'linked',
+  logLevel: 'warning',
+};
+const result = await build({
+  ...BUNDLED,
+  entryPoints: { program: 'src/main.ts' },
+  charset: 'ascii',
   plugins: [withoutSdkDefaultValidator, requireChunks(), zodEnglishOnly],
   define: {
     __TOOL_LIST__: JSON.stringify(JSON.stringify(tools)),
@@ -138,12 +147,7 @@ const result = await build({
     'import.meta.url': '__import_meta_url',
   },
   banner: { js: "var __import_meta_url = require('node:url').pathToFileURL(__filename).href;" },
-  minifyWhitespace: true,
-  minifySyntax: true,
-  sourcemap: 'linked',
-  legalComments: 'linked',
   metafile: true,
-  logLevel: 'warning',
 });
 // The entry that runs it with V8's code cache (src/launch.ts): Node's modules only. CommonJS, which
 // dist/package.json declares for dist/main.js: an ES module entry costs a start Node's ES module loader
@@ -175,21 +179,9 @@ const chunkEntry = {
 };
 for (const [name, file] of Object.entries(CHUNKS)) {
   await build({
-    absWorkingDir: ROOT,
+    ...BUNDLED,
     entryPoints: { [`chunks/${file}`]: `chunk:${name}` },
-    outdir,
-    outExtension: { '.js': '.cjs' },
-    bundle: true,
-    format: 'cjs',
-    platform: 'node',
-    target: 'node20.19',
-    external: EXTERNAL,
     plugins: [chunkEntry, requireChunks(name)],
-    minifyWhitespace: true,
-    minifySyntax: true,
-    sourcemap: 'linked',
-    legalComments: 'linked',
-    logLevel: 'warning',
   });
 }
 writeFileSync(join(outdir, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);
