@@ -24,6 +24,7 @@ const ON_POSTGRES = [
   'test/mcp/lifecycle-tools.test.ts',
   'test/service/concurrent-calls.test.ts',
   'test/service/create-post-preflight.test.ts',
+  'test/service/preflight-video-length.test.ts',
   'test/service/create-post-repeats.test.ts',
   'test/publish/channel-connectors.test.ts',
   'test/publish/claims.test.ts',

@@ -28,6 +28,8 @@ export interface MediaStore {
     limitBytes: number,
     options?: TransferOptions & { total?: number | undefined },
   ): Promise<StagedMedia & { token: string }>;
+  /** Bytes `start` to `endExclusive` of a staged file: what is read of an upload before it is kept. */
+  stagedRange(token: string, start: number, endExclusive: number): Promise<Uint8Array>;
   /**
    * Moves a staged file to its permanent place, whole or not at all; returns the stored path. `type`:
    * its detected MIME type (what object storage serves it as).

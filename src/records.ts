@@ -55,6 +55,8 @@ export interface MediaRecord {
   sha256: string;
   path: string;
   createdAtMs: number;
+  /** A video's duration (MP4, QuickTime), measured on upload; null when not measured. */
+  durationMs: number | null;
 }
 
 export interface NewPost {

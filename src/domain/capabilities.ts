@@ -28,6 +28,9 @@ export interface Capabilities {
   maxImageBytes?: number;
   /** Largest video, in bytes, when the platform sets a limit below ours. */
   maxVideoBytes?: number;
+  /** Shortest and longest video, in seconds, where the platform bounds them (pre-flight, on upload's measure). */
+  minVideoSeconds?: number;
+  maxVideoSeconds?: number;
   /** The platform publishes nothing without media (Instagram, TikTok, YouTube, Pinterest). */
   requiresMedia: boolean;
   /** Native polls. */
@@ -66,13 +69,38 @@ const MB = 1024 * 1024;
  */
 export const PLATFORM_CAPABILITIES: Readonly<Record<ChannelType, Capabilities>> = {
   Facebook: base(63_206, 10, [...IMAGES, ...VIDEOS]),
-  Instagram: { ...base(2_200, 10, ['image/jpeg', ...VIDEOS]), requiresMedia: true, maxImageBytes: 8 * MB },
-  Threads: { ...base(500, 20, [...IMAGES, ...VIDEOS]), textUnit: 'emoji-bytes', ...polls(4, 25) },
-  LinkedIn: { ...base(3_000, 20, [...IMAGES, ...VIDEOS, 'application/pdf']), ...polls(4, 30) },
+  // Videos 3 s to 15 min: since July 2023 a feed video is published as a reel (Meta's reels
+  // specifications, as integrators quote them; a story's 60 s is not checked).
+  Instagram: {
+    ...base(2_200, 10, ['image/jpeg', ...VIDEOS]),
+    requiresMedia: true,
+    maxImageBytes: 8 * MB,
+    ...videoSeconds(3, 900),
+  },
+  // Videos up to 5 min (Meta's Threads video specifications, as integrators quote them).
+  Threads: {
+    ...base(500, 20, [...IMAGES, ...VIDEOS]),
+    textUnit: 'emoji-bytes',
+    ...polls(4, 25),
+    maxVideoSeconds: 300,
+  },
+  // Videos 3 s to 30 min (LinkedIn's video specifications, as integrators quote them).
+  LinkedIn: {
+    ...base(3_000, 20, [...IMAGES, ...VIDEOS, 'application/pdf']),
+    ...polls(4, 30),
+    ...videoSeconds(3, 1800),
+  },
   // Local posts and TikTok's Content Posting API have no comments.
   'Google Business': { ...base(1_500, 1, [...IMAGES, ...VIDEOS]), comments: false },
   YouTube: { ...base(5_000, 1, VIDEOS), requiresMedia: true },
-  TikTok: { ...base(2_200, 35, ['image/jpeg', ...VIDEOS]), requiresMedia: true, comments: false },
+  // Videos up to 10 min by the API; each creator's own longest (`max_video_post_duration_sec`, often
+  // 3 or 5 min) is checked by the connector when it posts.
+  TikTok: {
+    ...base(2_200, 35, ['image/jpeg', ...VIDEOS]),
+    requiresMedia: true,
+    comments: false,
+    maxVideoSeconds: 600,
+  },
   // API v5's PinCreate: title 100, description 800, alt_text 500, link 2048; carousel 2-5 images;
   // images 20 MB, videos 2 GB (help.pinterest.com, "Pin specs"); no comment endpoint.
   Pinterest: {
@@ -92,6 +120,7 @@ export const PLATFORM_CAPABILITIES: Readonly<Record<ChannelType, Capabilities>> 
     linkLength: 23,
     maxImageBytes: 5 * MB,
     maxVideoBytes: 512 * MB,
+    ...videoSeconds(0.5, 140),
     ...polls(4, 25),
   },
   Mastodon: {
@@ -114,6 +143,19 @@ export const PLATFORM_CAPABILITIES: Readonly<Record<ChannelType, Capabilities>> 
   },
 };
 
+/**
+ * A channel's capabilities: its connection's, else its platform's. A connection keeps what was known
+ * when it was made; the video length bounds came later (2026-11-26), so a connection without them
+ * takes its platform's.
+ */
+export function capabilitiesOf(type: ChannelType, stored: Capabilities | undefined): Capabilities {
+  if (!stored) return PLATFORM_CAPABILITIES[type];
+  const { minVideoSeconds, maxVideoSeconds } = PLATFORM_CAPABILITIES[type];
+  const bounds = { minVideoSeconds, maxVideoSeconds };
+  const known = Object.entries(bounds).filter(([key, value]) => value !== undefined && !(key in stored));
+  return known.length === 0 ? stored : { ...Object.fromEntries(known), ...stored };
+}
+
 function base(textLimit: number, maxMedia: number, mediaTypes: string[]): Capabilities {
   return {
     textLimit,
@@ -124,6 +166,10 @@ function base(textLimit: number, maxMedia: number, mediaTypes: string[]): Capabi
     polls: false,
     pollWithMedia: false,
   };
+}
+
+function videoSeconds(minVideoSeconds: number, maxVideoSeconds: number): Partial<Capabilities> {
+  return { minVideoSeconds, maxVideoSeconds };
 }
 
 function polls(maxPollOptions: number, maxPollOptionLength: number): Partial<Capabilities> {

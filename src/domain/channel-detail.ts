@@ -22,6 +22,8 @@ export const ChannelLimits = z.object({
   mediaTypes: z.array(z.string()),
   maxImageBytes: z.number().int().optional(),
   maxVideoBytes: z.number().int().optional(),
+  minVideoSeconds: z.number().optional(),
+  maxVideoSeconds: z.number().optional(),
   requiresMedia: z.boolean(),
   polls: z.boolean(),
   pollWithMedia: z.boolean(),

@@ -29,8 +29,11 @@ export interface PreflightChannel extends DeliveryChannel {
   capabilities: Capabilities;
 }
 
-/** What is known of a media element of the post: its type and size, for uploaded media. */
-export type MediaFacts = ReadonlyMap<string, { type: string; size: number }>;
+/**
+ * What is known of a media element of the post, for uploaded media: its type and size, and a video's
+ * duration when its upload measured it (MP4, QuickTime).
+ */
+export type MediaFacts = ReadonlyMap<string, { type: string; size: number; durationMs?: number | null }>;
 
 export function preflightChannel(
   payload: PostPayload,
@@ -98,6 +101,8 @@ export function preflightChannel(
         `media.${index} is ${megabytes(facts.size)}; ${platform} takes ${facts.type.startsWith('image/') ? 'images' : 'videos'} up to ${megabytes(limit)}.`,
       );
     }
+    const length = videoLengthProblem(facts.durationMs, caps);
+    if (length) fail(`media.${index} is a video of ${length}; ${platform} takes videos ${takes(caps)}.`);
   });
   if (content.poll && caps.polls) {
     if (count > 0 && !caps.pollWithMedia) {
@@ -279,6 +284,30 @@ export function threadsLength(text: string): number {
 }
 
 /** Whole mebibytes as "16 MB" (what the platforms' documents say), anything else exactly. */
+/** A measured video outside the platform's bounds, as its length in words; undefined when within. */
+function videoLengthProblem(durationMs: number | null | undefined, caps: Capabilities): string | undefined {
+  if (durationMs === null || durationMs === undefined) return undefined;
+  const seconds = durationMs / 1000;
+  const short = caps.minVideoSeconds !== undefined && seconds < caps.minVideoSeconds;
+  const long = caps.maxVideoSeconds !== undefined && seconds > caps.maxVideoSeconds;
+  return short || long ? duration(seconds) : undefined;
+}
+
+function takes(caps: Capabilities): string {
+  const { minVideoSeconds: min, maxVideoSeconds: max } = caps;
+  if (min === undefined) return `up to ${duration(max ?? 0)}`;
+  return max === undefined ? `of at least ${duration(min)}` : `of ${duration(min)} to ${duration(max)}`;
+}
+
+/** `0.5 seconds`, `2 min 20 s`, `2 min 20.4 s`, `15 min`: to a tenth of a second. */
+function duration(seconds: number): string {
+  const tenths = Math.round(seconds * 10);
+  if (tenths < 600) return `${tenths / 10} seconds`;
+  const minutes = Math.floor(tenths / 600);
+  const rest = (tenths % 600) / 10;
+  return rest === 0 ? `${minutes} min` : `${minutes} min ${rest} s`;
+}
+
 function megabytes(bytes: number): string {
   return bytes % 1_048_576 === 0 ? `${bytes / 1_048_576} MB` : `${bytes.toLocaleString('en-US')} bytes`;
 }

@@ -4,7 +4,7 @@
  * channel of the brand: found again by its account when it was connected before (a reconnect), else
  * created, ACTIVE, with its secret sealed to it.
  */
-import { type Capabilities, PLATFORM_CAPABILITIES } from '../domain/capabilities.js';
+import { type Capabilities, capabilitiesOf } from '../domain/capabilities.js';
 import type { ChannelType } from '../domain/schemas.js';
 import { formatTimestamp } from '../domain/time.js';
 import type { ChannelRecord, Clock, ConnectionUpsert, Store } from '../ports.js';
@@ -142,7 +142,7 @@ export async function presentChannelDetail(
       lastError: activity.lastError,
       lastErrorAt: timestampOrNull(activity.lastErrorAtMs),
       lastPublishedAt: timestampOrNull(activity.lastPublishedAtMs),
-      limits: limitsOf(connection?.capabilities ?? PLATFORM_CAPABILITIES[channel.type]),
+      limits: limitsOf(capabilitiesOf(channel.type, connection?.capabilities)),
     },
   };
 }

@@ -3,7 +3,7 @@
  * store knows: each channel's connection (its connector and the limits its account has), why an INACTIVE
  * channel is INACTIVE, and the type and size of the post's uploaded media.
  */
-import { PLATFORM_CAPABILITIES } from '../domain/capabilities.js';
+import { capabilitiesOf } from '../domain/capabilities.js';
 import type { PostPayload } from '../domain/post-schemas.js';
 import { type PreflightWarning, preflightChannel } from '../domain/preflight.js';
 import type { CollectionRecord, ConnectionRecord, MediaRecord, Store } from '../ports.js';
@@ -82,7 +82,7 @@ function warningsOf(
   found: readonly MediaRecord[],
   reasons: readonly (readonly [number, string | null])[],
 ): PreflightWarning[] {
-  const media = new Map(found.map((m) => [m.id, { type: m.type, size: m.size }]));
+  const media = new Map(found.map((m) => [m.id, { type: m.type, size: m.size, durationMs: m.durationMs }]));
   const whyInactive = new Map(reasons);
   const perChannel = collection.channels.map((channel) => {
     const connection = connections.get(channel.id);
@@ -91,7 +91,7 @@ function warningsOf(
       {
         ...channel,
         connector: connection?.kind ?? defaultConnector,
-        capabilities: connection?.capabilities ?? PLATFORM_CAPABILITIES[channel.type],
+        capabilities: capabilitiesOf(channel.type, connection?.capabilities),
       },
       media,
     );

@@ -12,6 +12,7 @@ import { NotFoundError, ValidationError } from '../domain/errors.js';
 import { message } from '../domain/messages.js';
 import { type Media, UploadMediaRequest } from '../domain/schemas.js';
 import { validateOrThrow } from '../domain/validation.js';
+import { MEASURED_VIDEO_TYPES, videoSeconds } from '../media/video-duration.js';
 import type { Clock, MediaDownloader, MediaStore, Store, TransferOptions, UserRecord } from '../ports.js';
 import type { StagedUpload } from './publishing-service.js';
 import { presentMedia } from './resources.js';
@@ -160,16 +161,31 @@ export async function stageMedia(
     throw error;
   }
   const mediaType = type;
+  const durationMs = await measuredDuration(deps, staged, mediaType);
   return {
     discard: () => deps.media.discard(staged.token),
-    commit: () => commitMedia(deps, brandId, staged, mediaType),
+    commit: () => commitMedia(deps, brandId, { ...staged, durationMs }, mediaType),
   };
+}
+
+/** A video's duration in ms (MP4, QuickTime: src/media/video-duration.ts); null for the rest. */
+async function measuredDuration(
+  deps: MediaUploadDeps,
+  staged: { token: string; size: number },
+  type: string,
+): Promise<number | null> {
+  if (!MEASURED_VIDEO_TYPES.has(type)) return null;
+  const seconds = await videoSeconds({
+    size: staged.size,
+    range: (start, end) => deps.media.stagedRange(staged.token, start, end),
+  });
+  return seconds === null ? null : Math.round(seconds * 1000);
 }
 
 async function commitMedia(
   deps: MediaUploadDeps,
   brandId: number,
-  staged: { token: string; size: number; sha256: string },
+  staged: { token: string; size: number; sha256: string; durationMs: number | null },
   type: string,
 ): Promise<Media> {
   try {
@@ -188,6 +204,7 @@ async function commitMedia(
       sha256: staged.sha256,
       path: storedPath,
       createdAtMs: deps.clock.now(),
+      durationMs: staged.durationMs,
     };
     try {
       await deps.store.insertMedia(record);

@@ -26,6 +26,10 @@ export class MediaDirectory implements MediaStore {
     return this.staging.stage(source, limitBytes, options);
   }
 
+  stagedRange(token: string, start: number, endExclusive: number): Promise<Uint8Array> {
+    return this.staging.range(token, start, endExclusive);
+  }
+
   async commit(token: string, brandId: number, mediaId: string): Promise<string> {
     const directory = join(this.root, String(brandId));
     const target = join(directory, mediaId);

@@ -110,6 +110,18 @@ export class MediaStaging {
     return { token, size, sha256: hash.digest('hex'), head: Buffer.concat(head), tooLarge };
   }
 
+  /** Bytes `start` to `endExclusive` of a staged file (fewer at its end). */
+  async range(token: string, start: number, endExclusive: number): Promise<Uint8Array> {
+    const file = await fsPromises.open(this.path(token), 'r');
+    try {
+      const bytes = Buffer.alloc(Math.max(0, endExclusive - start));
+      const { bytesRead } = await file.read(bytes, 0, bytes.length, start);
+      return bytes.subarray(0, bytesRead);
+    } finally {
+      await file.close();
+    }
+  }
+
   async discard(token: string): Promise<void> {
     await fsPromises.rm(this.path(token), { force: true }).catch(() => undefined);
   }

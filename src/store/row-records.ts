@@ -24,7 +24,7 @@ export const BRAND_COLUMNS =
   'b.id, b.title, b.description, b.timezone, b.queue_times, b.created_at_ms, b.updated_at_ms';
 export const CHANNEL_COLUMNS = 'id, brand_id, name, type, status, created_at_ms, updated_at_ms';
 export const COLLECTION_COLUMNS = 'id, brand_id, title, description, status, created_at_ms, updated_at_ms';
-export const MEDIA_COLUMNS = 'id, brand_id, type, size, sha256, path, created_at_ms';
+export const MEDIA_COLUMNS = 'id, brand_id, type, size, sha256, path, created_at_ms, duration_ms';
 /**
  * A delivery as the ports read it: its own row, with what its jobs know (deliveries `d`, its send job
  * `s` and its comment job `c`): the attempts, the time of a retry, the auto-comment's progress.
@@ -107,6 +107,7 @@ export function toMedia(row: Row): MediaRecord {
     sha256: String(row.sha256),
     path: String(row.path),
     createdAtMs: Number(row.created_at_ms),
+    durationMs: row.duration_ms === null || row.duration_ms === undefined ? null : Number(row.duration_ms),
   };
 }
 

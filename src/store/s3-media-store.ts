@@ -42,6 +42,10 @@ export class S3MediaStore implements MediaStore {
     return staged;
   }
 
+  stagedRange(token: string, start: number, endExclusive: number): Promise<Uint8Array> {
+    return this.staging.range(token, start, endExclusive);
+  }
+
   /**
    * Sends the staged file to `uploads/<token>` in one PUT, then copies it, server-side, to the media's
    * key: what is under `media/…` is always a whole file, even on a server that keeps the part of a PUT

@@ -76,6 +76,41 @@ describe('pre-flight details', () => {
     ]);
   });
 
+  it("holds a measured video to each platform's shortest and longest, and says nothing unmeasured", () => {
+    const video = (durationMs: number | null, type = 'video/mp4'): MediaFacts =>
+      new Map([['m', { type, size: 1000, durationMs }]]);
+    const on = (type: ChannelType) => channel(type, 'sandbox', PLATFORM_CAPABILITIES[type]);
+    const standIn =
+      ' (X/Twitter would refuse it; this channel publishes to the sandbox, which takes it anyway.)';
+    // X: 0.5 s to 140 s, both ends included.
+    expect(messages(withMedia(), on('X/Twitter'), video(140_000))).toEqual([]);
+    expect(messages(withMedia(), on('X/Twitter'), video(500))).toEqual([]);
+    expect(messages(withMedia(), on('X/Twitter'), video(140_400))).toEqual([
+      `fail: media.0 is a video of 2 min 20.4 s; X/Twitter takes videos of 0.5 seconds to 2 min 20 s.${standIn}`,
+    ]);
+    expect(messages(withMedia(), on('X/Twitter'), video(400, 'video/quicktime'))).toEqual([
+      `fail: media.0 is a video of 0.4 seconds; X/Twitter takes videos of 0.5 seconds to 2 min 20 s.${standIn}`,
+    ]);
+    // A duration the upload could not read (WebM, media of before) is left for the platform to judge.
+    expect(messages(withMedia(), on('X/Twitter'), video(null))).toEqual([]);
+    expect(messages(withMedia(), on('X/Twitter'), one('video/mp4', 1000))).toEqual([]);
+    // Only a maximum: Threads (5 min), TikTok (10 min); a minimum and a maximum: LinkedIn (3 s to 30 min).
+    expect(messages(withMedia(), on('Threads'), video(301_000))[0]).toContain(
+      'media.0 is a video of 5 min 1 s; Threads takes videos up to 5 min.',
+    );
+    expect(messages(withMedia(), on('TikTok'), video(600_000))).toEqual([]);
+    expect(messages(withMedia(), on('TikTok'), video(600_100))[0]).toContain(
+      'TikTok takes videos up to 10 min.',
+    );
+    expect(messages(withMedia(), on('LinkedIn'), video(2_900))[0]).toContain(
+      'media.0 is a video of 2.9 seconds; LinkedIn takes videos of 3 seconds to 30 min.',
+    );
+    expect(messages(withMedia(), on('Instagram'), video(900_000))).toEqual([]);
+    // Platforms that bound no length (Mastodon, YouTube) take any.
+    expect(messages(withMedia(), mastodon, video(3_600_000))).toEqual([]);
+    expect(messages(withMedia(), on('YouTube'), video(3_600_000))).toEqual([]);
+  });
+
   it('Telegram takes PDFs and QuickTime videos, and no poll with media', () => {
     const telegram = channel('Telegram', 'telegram', capabilitiesOfTelegram());
     for (const type of ['image/png', 'image/jpeg', 'video/mp4', 'video/quicktime', 'application/pdf']) {

@@ -191,6 +191,7 @@ it('fails the whole transaction with the first error once a statement failed, ev
     sha256: 'a'.repeat(64),
     path: '/a',
     createdAtMs: NOW,
+    durationMs: null,
   };
   await a.insertMedia(media);
   let first: unknown;
@@ -217,6 +218,7 @@ it('lets a savepoint catch a failed statement: the outer transaction goes on and
     sha256: 'a'.repeat(64),
     path: '/a',
     createdAtMs: NOW,
+    durationMs: null,
   };
   await a.insertMedia(media);
   await a.transaction(async (tx) => {

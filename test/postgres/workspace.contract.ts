@@ -304,6 +304,7 @@ export function workspaceContract(open: OpenStore): void {
         sha256: 'f'.repeat(64),
         path: '/m/a.png',
         createdAtMs: NOW,
+        durationMs: null,
       };
       await store.insertMedia(media);
       await store.insertMedia({ ...media, id: 'med_b', sha256: 'e'.repeat(64), path: '/m/b.png' });
@@ -326,10 +327,32 @@ export function workspaceContract(open: OpenStore): void {
         sha256: 'f'.repeat(64),
         path: '/a',
         createdAtMs: NOW,
+        durationMs: null,
       };
       await store.insertMedia(media);
       await expect(store.insertMedia({ ...media, id: 'med_b' })).rejects.toThrow();
       expect((await store.findMediaByHash(brandId, media.sha256))?.id).toBe('med_a');
+    });
+
+    it("keeps a video's duration, to the millisecond, and no duration for the rest", async () => {
+      const { store, brandId } = await seedWorkspace(await open());
+      const video = {
+        id: 'med_v',
+        brandId,
+        type: 'video/mp4',
+        size: 10,
+        sha256: 'd'.repeat(64),
+        path: '/v.mp4',
+        createdAtMs: NOW,
+        durationMs: 141_500,
+      };
+      const image = { ...video, id: 'med_i', type: 'image/png', sha256: 'c'.repeat(64), durationMs: null };
+      await store.insertMedia(video);
+      await store.insertMedia(image);
+      expect(await store.findMedia(brandId, ['med_v', 'med_i'])).toEqual(
+        expect.arrayContaining([video, image]),
+      );
+      expect((await store.findMediaByHash(brandId, video.sha256))?.durationMs).toBe(141_500);
     });
   });
 }

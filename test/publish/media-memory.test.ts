@@ -69,7 +69,7 @@ function videoFile(id: string, size: number): MediaRecord {
   writeSync(fd, MP4_HEAD);
   ftruncateSync(fd, size);
   closeSync(fd);
-  return { id, brandId: 1, type: 'video/mp4', size, sha256: '', path, createdAtMs: 0 };
+  return { id, brandId: 1, type: 'video/mp4', size, sha256: '', path, createdAtMs: 0, durationMs: null };
 }
 
 it('uploads a 100 MiB video of the brand from disk with memory growth far below its size', async () => {

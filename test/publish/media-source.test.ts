@@ -50,6 +50,7 @@ describe('an uploaded file', () => {
       sha256: '',
       path,
       createdAtMs: 0,
+      durationMs: null,
     };
     const source = await mediaLoader(storeWith(record), undefined, undefined)(1, { id: 'med_1' });
     expect({ type: source.type, name: source.name, size: source.size }).toEqual({
@@ -74,6 +75,7 @@ describe('an uploaded file', () => {
       sha256: '',
       path: '/mounted/elsewhere/3/med_2',
       createdAtMs: 0,
+      durationMs: null,
     };
     const asked: string[] = [];
     const opened = await mediaLoader(

@@ -26,7 +26,7 @@ export function videoFile(id: string, size: number, mark = 'youtube'): MediaReco
   writeSync(fd, Buffer.from(`${mark}:${id}`), 0, undefined, Math.floor(size / 2));
   ftruncateSync(fd, size);
   closeSync(fd);
-  return { id, brandId: 1, type: 'video/mp4', size, sha256: '', path, createdAtMs: 0 };
+  return { id, brandId: 1, type: 'video/mp4', size, sha256: '', path, createdAtMs: 0, durationMs: null };
 }
 
 export function youtubeContext(

@@ -345,7 +345,7 @@ export class PostgresStore implements Store {
 
   async insertMedia(media: MediaRecord): Promise<void> {
     await this.sql.change(
-      `INSERT INTO media (${MEDIA_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      `INSERT INTO media (${MEDIA_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
       media.id,
       media.brandId,
       media.type,
@@ -353,6 +353,7 @@ export class PostgresStore implements Store {
       media.sha256,
       media.path,
       media.createdAtMs,
+      media.durationMs,
     );
   }
 

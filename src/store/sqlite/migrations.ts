@@ -297,6 +297,12 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX oauth_sign_ins_expiry ON oauth_sign_ins (expires_at_ms);
   `,
+  // A video's duration, measured when it is uploaded (src/media/video-duration.ts), for pre-flight to
+  // hold it to each platform's shortest and longest; null where it was not measured (other types, media
+  // uploaded before this).
+  `
+  ALTER TABLE media ADD COLUMN duration_ms INTEGER;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -9,6 +9,7 @@ export {
   BRAND_COLUMNS,
   CHANNEL_COLUMNS,
   COLLECTION_COLUMNS,
+  MEDIA_COLUMNS,
   toChannel,
   toMedia,
   toUser,

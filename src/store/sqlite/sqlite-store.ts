@@ -28,6 +28,7 @@ import {
   BRAND_COLUMNS,
   CHANNEL_COLUMNS,
   COLLECTION_COLUMNS,
+  MEDIA_COLUMNS,
   toBrand,
   toChannel,
   toMedia,
@@ -326,7 +327,7 @@ export class SqliteStore implements Store {
   findMediaByHash(brandId: number, sha256: string): Promise<MediaRecord | undefined> {
     return this.scope.run(() => {
       const row = this.sql.get(
-        'SELECT id, brand_id, type, size, sha256, path, created_at_ms FROM media WHERE brand_id = ? AND sha256 = ?',
+        `SELECT ${MEDIA_COLUMNS} FROM media WHERE brand_id = ? AND sha256 = ?`,
         brandId,
         sha256,
       );
@@ -340,7 +341,7 @@ export class SqliteStore implements Store {
       const placeholders = mediaIds.map(() => '?').join(', ');
       return this.sql
         .allOnce(
-          `SELECT id, brand_id, type, size, sha256, path, created_at_ms FROM media WHERE brand_id = ? AND id IN (${placeholders})`,
+          `SELECT ${MEDIA_COLUMNS} FROM media WHERE brand_id = ? AND id IN (${placeholders})`,
           brandId,
           ...mediaIds,
         )
@@ -351,7 +352,7 @@ export class SqliteStore implements Store {
   insertMedia(media: MediaRecord): Promise<void> {
     return this.scope.run(() => {
       this.sql.run(
-        'INSERT INTO media (id, brand_id, type, size, sha256, path, created_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        `INSERT INTO media (${MEDIA_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
         media.id,
         media.brandId,
         media.type,
@@ -359,6 +360,7 @@ export class SqliteStore implements Store {
         media.sha256,
         media.path,
         media.createdAtMs,
+        media.durationMs,
       );
     });
   }

@@ -21,6 +21,8 @@
  * answer is lost the status says whether the upload completed. No comment API: the auto-comment is
  * refused with that reason (pre-flight says so before).
  */
+
+import { videoSeconds } from '../../../media/video-duration.js';
 import type {
   CheckOutcome,
   CommentJob,
@@ -46,7 +48,7 @@ import {
   sendsToInbox,
   videoInit,
 } from './tiktok-post.js';
-import { chunkPlan, uploadChunks, videoSeconds } from './tiktok-video.js';
+import { chunkPlan, uploadChunks } from './tiktok-video.js';
 
 /** The first check of a post TikTok processes, then half as long again each time, up to the longest. */
 const CHECK_MS = { first: 5_000, longest: 60_000 };

@@ -8,10 +8,6 @@
  * of its own size; a file over 64 MB in several; 1 to 1,000 chunks; sequential. Whether TikTok's MB is
  * 10^6 or 2^20 bytes is not said: the chunks here fit both readings (10,000,000 bytes, TikTok's own
  * example; more only for a file that would need over 1,000 chunks).
- *
- * Also the video's duration, read from its `mvhd` box (ISO/IEC 14496-12), to check it against the
- * creator's `max_video_post_duration_sec` before the upload; a file whose duration cannot be read is
- * left for TikTok to judge (`duration_check_failed`).
  */
 import { Readable } from 'node:stream';
 import type { MediaSource } from '../../connector.js';
@@ -87,44 +83,5 @@ export async function uploadChunks(
       },
       streamOf(file, start, end),
     );
-  }
-}
-
-/** Box headers: size (32 bits, or 1 then 64 bits, or 0 to the end) and type. */
-async function boxAt(file: MediaSource, at: number, end: number) {
-  if (at + 8 > end) return undefined;
-  const head = Buffer.from(await file.range(at, Math.min(end, at + 16)));
-  let size = head.readUInt32BE(0);
-  let header = 8;
-  if (size === 1 && head.length >= 16) {
-    size = Number(head.readBigUInt64BE(8));
-    header = 16;
-  } else if (size === 0) size = end - at;
-  if (size < header) return undefined;
-  return { type: head.toString('latin1', 4, 8), start: at, header, end: Math.min(end, at + size) };
-}
-
-/** The duration of an MP4 or MOV in seconds, from its `moov/mvhd`; null when it cannot be read. */
-export async function videoSeconds(file: MediaSource): Promise<number | null> {
-  try {
-    let box = await boxAt(file, 0, file.size);
-    for (let guard = 0; box && box.type !== 'moov' && guard < 64; guard++) {
-      box = await boxAt(file, box.end, file.size);
-    }
-    if (!box) return null;
-    let child = await boxAt(file, box.start + box.header, box.end);
-    for (let guard = 0; child && child.type !== 'mvhd' && guard < 64; guard++) {
-      child = await boxAt(file, child.end, box.end);
-    }
-    if (!child) return null;
-    const body = Buffer.from(
-      await file.range(child.start + child.header, Math.min(child.end, child.start + child.header + 32)),
-    );
-    const version = body[0];
-    const scale = version === 1 ? body.readUInt32BE(20) : body.readUInt32BE(12);
-    const duration = version === 1 ? Number(body.readBigUInt64BE(24)) : body.readUInt32BE(16);
-    return scale > 0 ? duration / scale : null;
-  } catch {
-    return null;
   }
 }
