@@ -98,6 +98,12 @@ export function toChannel(row: Row): ChannelRecord {
   };
 }
 
+/** A media record's values, in MEDIA_COLUMNS' order (an INSERT's parameters). */
+export function mediaValues(media: MediaRecord): (string | number | null)[] {
+  const { id, brandId, type, size, sha256, path, createdAtMs, durationMs } = media;
+  return [id, brandId, type, size, sha256, path, createdAtMs, durationMs];
+}
+
 export function toMedia(row: Row): MediaRecord {
   return {
     id: String(row.id),

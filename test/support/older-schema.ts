@@ -3,7 +3,8 @@
  * roll a store back to an older schema version and open it again: the columns of the delivery row that
  * the jobs replaced are back (empty: the tests that use this hold no work under way), the job table is
  * gone. Undoes that migration and the ones after it (the OAuth sign-ins' table: SQLite's 11,
- * PostgreSQL's 7); the caller undoes the ones after its target version too.
+ * PostgreSQL's 7; the media's duration: SQLite's 12, PostgreSQL's 8); the caller undoes the ones after
+ * its target version too.
  */
 export function beforeJobTable(dialect: 'sqlite' | 'postgres', withCommentAttempts: boolean): string {
   const int = dialect === 'sqlite' ? 'INTEGER' : 'bigint';
@@ -23,6 +24,7 @@ export function beforeJobTable(dialect: 'sqlite' | 'postgres', withCommentAttemp
     ...(withCommentAttempts ? ['comment_attempts integer NOT NULL DEFAULT 0'] : []),
   ];
   return [
+    'ALTER TABLE media DROP COLUMN duration_ms;',
     'DROP TABLE IF EXISTS oauth_sign_ins;',
     'DROP TABLE jobs;',
     'DROP TABLE account_limits;',

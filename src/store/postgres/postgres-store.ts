@@ -30,6 +30,7 @@ import {
   CHANNEL_COLUMNS,
   COLLECTION_COLUMNS,
   MEDIA_COLUMNS,
+  mediaValues,
   nullableString,
   toBrand,
   toChannel,
@@ -346,14 +347,7 @@ export class PostgresStore implements Store {
   async insertMedia(media: MediaRecord): Promise<void> {
     await this.sql.change(
       `INSERT INTO media (${MEDIA_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      media.id,
-      media.brandId,
-      media.type,
-      media.size,
-      media.sha256,
-      media.path,
-      media.createdAtMs,
-      media.durationMs,
+      ...mediaValues(media),
     );
   }
 

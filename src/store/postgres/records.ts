@@ -11,6 +11,7 @@ export {
   CHANNEL_COLUMNS,
   COLLECTION_COLUMNS,
   MEDIA_COLUMNS,
+  mediaValues,
   nullableNumber,
   nullableString,
   toChannel,

@@ -10,6 +10,7 @@ export {
   CHANNEL_COLUMNS,
   COLLECTION_COLUMNS,
   MEDIA_COLUMNS,
+  mediaValues,
   toChannel,
   toMedia,
   toUser,

@@ -29,6 +29,7 @@ import {
   CHANNEL_COLUMNS,
   COLLECTION_COLUMNS,
   MEDIA_COLUMNS,
+  mediaValues,
   toBrand,
   toChannel,
   toMedia,
@@ -353,14 +354,7 @@ export class SqliteStore implements Store {
     return this.scope.run(() => {
       this.sql.run(
         `INSERT INTO media (${MEDIA_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-        media.id,
-        media.brandId,
-        media.type,
-        media.size,
-        media.sha256,
-        media.path,
-        media.createdAtMs,
-        media.durationMs,
+        ...mediaValues(media),
       );
     });
   }
