@@ -25,6 +25,7 @@ const ON_POSTGRES = [
   'test/service/concurrent-calls.test.ts',
   'test/service/create-post-preflight.test.ts',
   'test/service/preflight-video-length.test.ts',
+  'test/publish/keep-signed-in.test.ts',
   'test/service/create-post-repeats.test.ts',
   'test/publish/channel-connectors.test.ts',
   'test/publish/claims.test.ts',

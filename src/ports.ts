@@ -157,6 +157,8 @@ export interface DeliveryStore {
 export interface ConnectionStore {
   find(channelId: number): Promise<ConnectionRecord | undefined>;
   ofChannels(channelIds: readonly number[]): Promise<Map<number, ConnectionRecord>>;
+  /** The channels signed in (a secret stored or named) with one of these kinds, by channel (keep-signed-in.ts). */
+  signedInOfKinds(kinds: readonly string[]): Promise<{ channelId: number; kind: string }[]>;
   /** Creates or replaces a channel's connection, and clears the channel's last error. */
   save(channelId: number, connection: ConnectionUpsert, nowMs: number): Promise<void>;
   /** Replaces the sealed secret of a connection that still has one (a refreshed session). */

@@ -19,6 +19,7 @@ import { startDuePosts } from './due-posts.js';
 import { runClosePoll, runComment } from './follow-up-jobs.js';
 import { announce, type ConnectorRouter, type JobContext, postReader, tell } from './job-context.js';
 import { type JobResult, JobRunner } from './job-runner.js';
+import { KeepSignedIn } from './keep-signed-in.js';
 import { PrepareAhead } from './prepare-ahead.js';
 import { deliveryFailed, postSettled } from './publishing-events.js';
 import { runSend } from './send-job.js';
@@ -57,6 +58,7 @@ export class PublishingPass {
   private readonly context: JobContext;
   private readonly runner: JobRunner;
   private readonly prepare: PrepareAhead;
+  private readonly keepSignedIn: KeepSignedIn;
   private readonly counts = { sent: 0, comments: 0 };
   private starting: Promise<{ started: number; leftToOthers: number }> | undefined;
 
@@ -67,6 +69,7 @@ export class PublishingPass {
       postOf: postReader(options.store),
     };
     this.prepare = new PrepareAhead(this.context);
+    this.keepSignedIn = new KeepSignedIn(this.context);
     this.runner = new JobRunner({
       store: options.store,
       clock: options.clock,
@@ -112,6 +115,8 @@ export class PublishingPass {
     await this.prepare.plan();
     // What started after the runner had found nothing left to run.
     const rest = await this.runner.runDue();
+    // Last, so that a renewal never holds up a send: at most once in KEEP_SIGNED_IN_EVERY_MS.
+    await this.keepSignedIn.look();
     return {
       ...starts,
       sent: this.counts.sent,

@@ -33,6 +33,10 @@ export interface EngineProcess {
   timeoutMs?: number;
   publicMediaUrl?: (brandId: number, media: PlatformMedia) => Promise<string | undefined>;
   leaseMs?: number;
+  /** The operator's app (the stand-in's), for a process that refreshes tokens. */
+  app?: { clientId: string; clientSecret: string };
+  /** What the engine logs. */
+  log?: (message: string) => void;
 }
 
 /**
@@ -84,7 +88,7 @@ export async function openOAuthEngine(
   });
   const { store, secrets } = rt.runtime;
   const made: ChannelConnectors[] = [];
-  const scheduler = ({ timeoutMs = 500, publicMediaUrl, leaseMs }: EngineProcess = {}) => {
+  const scheduler = ({ timeoutMs = 500, publicMediaUrl, leaseMs, app, log }: EngineProcess = {}) => {
     const fallback = new SandboxPublisher(store.sandbox, rt.clock);
     const stored = typeof secret === 'string' ? secret : secret();
     const connectors = new ChannelConnectors({
@@ -92,6 +96,7 @@ export async function openOAuthEngine(
       secrets,
       fallback,
       readEnv: (variable) => (variable === 'ACME_SECRET' ? stored : undefined),
+      ...(app ? { oauthApps: { get: () => app } } : {}),
       context: {
         loadMedia: mediaLoader(store, undefined, undefined),
         ...(publicMediaUrl ? { publicMediaUrl } : {}),
@@ -109,6 +114,7 @@ export async function openOAuthEngine(
       connectors,
       concurrency: 1,
       ...(leaseMs ? { leaseMs } : {}),
+      ...(log ? { log } : {}),
     });
   };
   const brandId = (await store.findBrandIdByTitle('Acme'))!;

@@ -231,6 +231,11 @@ export interface ConnectorModule<K extends string = string> {
    */
   readonly fetchesMediaByUrl?: boolean;
   /**
+   * The platform's token dies unrenewed (Meta's 60-day tokens): the engine renews it this long before
+   * its expiry even on a channel that posts nothing (publish/keep-signed-in.ts).
+   */
+  readonly keepSignedInMs?: number;
+  /**
    * What pre-flight says of a post on this platform beyond the shared rules (no comment API, an
    * unaudited app's limits). Plain code of the descriptor: it may import nothing.
    */

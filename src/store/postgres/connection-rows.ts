@@ -63,6 +63,16 @@ export class PostgresConnectionStore implements ConnectionStore {
     return found;
   }
 
+  async signedInOfKinds(kinds: readonly string[]): Promise<{ channelId: number; kind: string }[]> {
+    if (kinds.length === 0) return [];
+    const rows = await this.sql.all(
+      `SELECT channel_id, kind FROM channel_connections
+       WHERE (secret IS NOT NULL OR secret_env IS NOT NULL) AND kind = ANY($1::text[]) ORDER BY channel_id`,
+      kinds,
+    );
+    return rows.map((row) => ({ channelId: Number(row.channel_id), kind: String(row.kind) }));
+  }
+
   save(channelId: number, connection: ConnectionUpsert, nowMs: number): Promise<void> {
     return this.sql.atomic(async (sql) => {
       await sql.change(

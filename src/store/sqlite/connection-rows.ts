@@ -61,6 +61,19 @@ export class SqliteConnectionStore implements ConnectionStore {
     });
   }
 
+  signedInOfKinds(kinds: readonly string[]): Promise<{ channelId: number; kind: string }[]> {
+    return this.scope.run(() => {
+      if (kinds.length === 0) return [];
+      return this.sql
+        .allOnce(
+          `SELECT channel_id, kind FROM channel_connections
+           WHERE (secret IS NOT NULL OR secret_env IS NOT NULL) AND kind IN (${kinds.map(() => '?').join(', ')}) ORDER BY channel_id`,
+          ...kinds,
+        )
+        .map((row) => ({ channelId: Number(row.channel_id), kind: String(row.kind) }));
+    });
+  }
+
   save(channelId: number, connection: ConnectionUpsert, nowMs: number): Promise<void> {
     return this.scope.run(() => {
       this.sql.run(

@@ -15,6 +15,9 @@ export const instagram: ConnectorModule<'instagram'> = {
   displayName: 'Instagram',
   idempotent: false,
   fetchesMediaByUrl: true,
+  // An Instagram Login token dies at 60 days unrenewed (refreshable once 24 hours old): renewed with 30
+  // days left, as Threads' is. A Page's token (Facebook Login) does not expire: nothing to renew.
+  keepSignedInMs: 30 * 24 * 60 * 60_000,
   connect: {
     flags: [
       {

@@ -7,12 +7,20 @@
  */
 import type { ConnectorModule } from '../module.js';
 
+/**
+ * The 60-day token is renewed once 30 days are left (…/threads/get-started/long-lived-tokens: a token
+ * at least 24 hours old and unexpired can be refreshed; one left unrefreshed dies at 60 days): by a
+ * post of its second month, or by the engine on a channel that posts nothing.
+ */
+export const THREADS_RENEW_AHEAD_MS = 30 * 24 * 60 * 60_000;
+
 export const threads: ConnectorModule<'threads'> = {
   kind: 'threads',
   channelType: 'Threads',
   displayName: 'Threads',
   idempotent: false,
   fetchesMediaByUrl: true,
+  keepSignedInMs: THREADS_RENEW_AHEAD_MS,
   connect: {
     flags: [
       {

@@ -45,6 +45,7 @@ import {
 } from '../meta/containers.js';
 import { graphErrorOf } from '../meta/graph.js';
 import { connectionToken } from '../oauth-tokens.js';
+import { THREADS_RENEW_AHEAD_MS } from './index.js';
 import { THREADS_API_VERSION } from './threads-account.js';
 import { NotForThreads, ThreadsApi, ThreadsRefusal, type ThreadsStage } from './threads-api.js';
 import { THREADS_AUTH_ROOT } from './threads-oauth.js';
@@ -55,12 +56,6 @@ const HOUR_MS = 3_600_000;
 export const THREADS_PREPARE_LEAD_MS = HOUR_MS;
 /** A container is used this long after its creation, an hour short of Meta's 24. */
 export const THREADS_CONTAINER_KEPT_MS = 23 * HOUR_MS;
-/**
- * The 60-day token is renewed once 30 days are left (…/threads/get-started/long-lived-tokens: a token
- * at least 24 hours old and unexpired can be refreshed; one left unrefreshed dies at 60 days): any post
- * of the second month keeps the channel signed in.
- */
-export const THREADS_RENEW_AHEAD_MS = 30 * 24 * HOUR_MS;
 
 /** What the steps store (JSON in the store, read by any process). */
 export interface ThreadsState {
