@@ -11,7 +11,7 @@ import { verifyThreads } from '../../src/publish/connectors/threads/threads-acco
 import { KEEP_SIGNED_IN_EVERY_MS } from '../../src/publish/keep-signed-in.js';
 import type { TestRuntime } from '../support/local.js';
 import { openEngineRuntime, openOAuthEngine, saveConnection } from '../support/oauth-engine.js';
-import { startThreadsServer, THREADS_USER_ID, type ThreadsServer } from '../support/threads-server.js';
+import { startThreadsServer, type ThreadsServer, threadsChannel } from '../support/threads-server.js';
 
 const DAY_MS = 86_400_000;
 
@@ -29,18 +29,7 @@ async function setUp(ageDays: number, leftDays: number) {
   threads = await startThreadsServer({ now: () => rt.clock.now() });
   const token = threads.userToken(ageDays * DAY_MS);
   const tokens = { accessToken: token, refreshToken: token, expiresAtMs: rt.clock.now() + leftDays * DAY_MS };
-  const engine = await openOAuthEngine(
-    rt,
-    {
-      name: 'Acme on Threads',
-      type: 'Threads',
-      connector: 'threads',
-      account: '@acme',
-      accountId: THREADS_USER_ID,
-      instance: threads.url,
-    },
-    tokensSecret(tokens),
-  );
+  const engine = await openOAuthEngine(rt, threadsChannel(threads.url), tokensSecret(tokens));
   const { store, secrets } = rt.runtime;
   const [channel] = await store.listChannels(engine.brandId, { limit: 10, offset: 0 });
   // Stored as `connect` stores it: sealed, with the token endpoint's origin (the stand-in's).

@@ -12,7 +12,7 @@ import { tokensSecret } from '../../src/publish/connectors/oauth-tokens.js';
 import type { TestRuntime } from '../support/local.js';
 import { openEngineRuntime, openOAuthEngine } from '../support/oauth-engine.js';
 import { JPEG, servedImage } from '../support/served-media.js';
-import { startThreadsServer, THREADS_USER_ID, type ThreadsServer } from '../support/threads-server.js';
+import { startThreadsServer, type ThreadsServer, threadsChannel } from '../support/threads-server.js';
 
 const PROCESSING_MS = 2 * 60_000;
 
@@ -33,14 +33,7 @@ async function setUp() {
   files = await servedImage();
   const engine = await openOAuthEngine(
     rt,
-    {
-      name: 'Acme on Threads',
-      type: 'Threads',
-      connector: 'threads',
-      account: '@acme',
-      accountId: THREADS_USER_ID,
-      instance: threads.url,
-    },
+    threadsChannel(threads.url),
     tokensSecret({ accessToken: threads.userToken() }),
   );
   const postImage = async () => {

@@ -32,6 +32,16 @@ import { randomBytes } from 'node:crypto';
 import { type FakeAnswer, type FakeRequest, startFakePlatform } from './fake-platform/kit.js';
 
 export const THREADS_USER_ID = '17841400000000001';
+
+/** The engine tests' Threads channel (support/oauth-engine.ts), on the stand-in at `url`. */
+export const threadsChannel = (url: string) => ({
+  name: 'Acme on Threads',
+  type: 'Threads' as const,
+  connector: 'threads' as const,
+  account: '@acme',
+  accountId: THREADS_USER_ID,
+  instance: url,
+});
 export const LONG_LIVED_SECONDS = 5_183_944;
 const CODE_LIFETIME_MS = 10 * 60_000;
 const CONTAINER_LIFETIME_MS = 24 * 3_600_000;
