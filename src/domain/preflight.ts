@@ -102,7 +102,9 @@ export function preflightChannel(
       );
     }
     const length = videoLengthProblem(facts.durationMs, caps);
-    if (length) fail(`media.${index} is a video of ${length}; ${platform} takes videos ${takes(caps)}.`);
+    if (length) {
+      fail(`media.${index} is a video of ${length}; ${platform} takes videos ${videoLengthsTaken(caps)}.`);
+    }
   });
   if (content.poll && caps.polls) {
     if (count > 0 && !caps.pollWithMedia) {
@@ -293,9 +295,12 @@ function videoLengthProblem(durationMs: number | null | undefined, caps: Capabil
   return short || long ? duration(seconds) : undefined;
 }
 
-function takes(caps: Capabilities): string {
+/** The video lengths a platform takes, in words (`of 3 seconds to 15 min`); undefined when unbounded. */
+export function videoLengthsTaken(
+  caps: Pick<Capabilities, 'minVideoSeconds' | 'maxVideoSeconds'>,
+): string | undefined {
   const { minVideoSeconds: min, maxVideoSeconds: max } = caps;
-  if (min === undefined) return `up to ${duration(max ?? 0)}`;
+  if (min === undefined) return max === undefined ? undefined : `up to ${duration(max)}`;
   return max === undefined ? `of at least ${duration(min)}` : `of ${duration(min)} to ${duration(max)}`;
 }
 

@@ -1,4 +1,5 @@
 import { ChannelRequest } from '../../domain/channel-detail.js';
+import { videoLengthsTaken } from '../../domain/preflight.js';
 import { CONNECTED_KINDS } from '../../publish/connectors/registry.js';
 import { ChannelDetail } from '../../publish/connectors/schemas.js';
 import { defineTool } from '../tool.js';
@@ -18,12 +19,13 @@ export const getChannel = defineTool({
   async handle(service, args) {
     const channel = await service.getChannel(args);
     const { connection } = channel;
+    const videos = videoLengthsTaken(connection.limits);
     const lines = [
       `${channel.name} [${channel.type}, ${channel.status}]: published by ${connection.connector}${connection.account ? ` as ${connection.account}` : ''}${connection.instance ? ` on ${connection.instance}` : ''}.`,
       ...(channel.statusReason ? [`Why INACTIVE: ${channel.statusReason}`] : []),
       ...(connection.lastError ? [`Last error (${connection.lastErrorAt}): ${connection.lastError}`] : []),
       `Last published: ${connection.lastPublishedAt ?? 'never'}.`,
-      `Limits: ${connection.limits.textLimit} ${connection.limits.textUnit}, up to ${connection.limits.maxMedia} media, polls ${connection.limits.polls ? 'yes' : 'no'}.`,
+      `Limits: ${connection.limits.textLimit} ${connection.limits.textUnit}, up to ${connection.limits.maxMedia} media${videos ? `, videos ${videos}` : ''}, polls ${connection.limits.polls ? 'yes' : 'no'}.`,
     ];
     return { body: { status: 'success', data: channel }, summary: lines.join('\n') };
   },
