@@ -11,8 +11,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { Agent, request, fetch as undiciFetch } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuthThrottleOptions } from '../../src/http/auth-throttle.js';
-import { createHttpApp, listen, type RunningServer } from '../../src/http/serve.js';
+import type { RunningServer } from '../../src/http/serve.js';
 import { openTestRuntime, type TestRuntime } from '../support/local.js';
+import { serveOnLoopback } from '../support/two-users.js';
 
 const KEY = 'throttle-user-key-0123456789';
 const WRONG = 'this-key-matches-nobody-0000';
@@ -33,16 +34,7 @@ const agents = new Map<string, Agent>();
 const clients: Client[] = [];
 
 async function start(authThrottle?: AuthThrottleOptions) {
-  const http = createHttpApp({
-    runtime: rt.runtime,
-    version: 'test',
-    loopbackOnly: true,
-    log: (message, error) => {
-      throw new Error(`unexpected server error: ${message}: ${String(error)}`);
-    },
-    ...(authThrottle ? { authThrottle } : {}),
-  });
-  server = await listen(http, { host: '127.0.0.1', port: 0 });
+  ({ server } = await serveOnLoopback(rt, authThrottle ? { authThrottle } : {}));
 }
 
 /** An HTTP client whose connections come from `localAddress`. */

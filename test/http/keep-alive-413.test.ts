@@ -7,8 +7,9 @@
  */
 import { Pool } from 'undici';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { createHttpApp, listen, type RunningServer } from '../../src/http/serve.js';
+import type { RunningServer } from '../../src/http/serve.js';
 import { openTestRuntime, type TestRuntime } from '../support/local.js';
+import { serveOnLoopback } from '../support/two-users.js';
 
 const KEY = 'keep-alive-key-0123456789';
 
@@ -22,15 +23,7 @@ beforeEach(async () => {
     brands: [],
     users: [{ name: 'Ada', timezone: 'UTC', apiKey: KEY, brands: ['Northwind Coffee'] }],
   });
-  const http = createHttpApp({
-    runtime: rt.runtime,
-    version: 'test',
-    loopbackOnly: true,
-    log: (message, error) => {
-      throw new Error(`unexpected server error: ${message}: ${String(error)}`);
-    },
-  });
-  server = await listen(http, { host: '127.0.0.1', port: 0 });
+  ({ server } = await serveOnLoopback(rt));
   // One connection, kept alive: every request goes on it unless the server says to close it.
   pool = new Pool(server.url, { connections: 1, pipelining: 1 });
 });

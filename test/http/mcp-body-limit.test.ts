@@ -8,8 +8,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createHttpApp, listen, type RunningServer } from '../../src/http/serve.js';
+import type { RunningServer } from '../../src/http/serve.js';
 import { openTestRuntime, type TestRuntime } from '../support/local.js';
+import { serveOnLoopback } from '../support/two-users.js';
 import { INITIALIZE, MiB, postToMcp, type StreamedPost } from './streamed-post.js';
 
 const KEY = 'body-limit-key-0123456789';
@@ -33,15 +34,7 @@ beforeEach(async () => {
     brands: [],
     users: [{ name: 'Ada', timezone: 'UTC', apiKey: KEY, brands: ['Northwind Coffee'] }],
   });
-  const http = createHttpApp({
-    runtime: rt.runtime,
-    version: 'test',
-    loopbackOnly: true,
-    log: (message, error) => {
-      throw new Error(`unexpected server error: ${message}: ${String(error)}`);
-    },
-  });
-  server = await listen(http, { host: '127.0.0.1', port: 0 });
+  ({ server } = await serveOnLoopback(rt));
 });
 
 afterEach(async () => {

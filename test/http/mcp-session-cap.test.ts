@@ -7,8 +7,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createHttpApp, type HttpApp, listen, type RunningServer } from '../../src/http/serve.js';
+import type { HttpApp, RunningServer } from '../../src/http/serve.js';
 import { openTestRuntime, type TestRuntime } from '../support/local.js';
+import { serveOnLoopback } from '../support/two-users.js';
 
 const KEY_A = 'cap-user-a-key-0123456789';
 const KEY_B = 'cap-user-b-key-0123456789';
@@ -19,16 +20,7 @@ let server: RunningServer;
 const clients: Client[] = [];
 
 async function start(options: { maxMcpSessionsPerUser?: number; idleTimeoutMs?: number } = {}) {
-  http = createHttpApp({
-    runtime: rt.runtime,
-    version: 'test',
-    loopbackOnly: true,
-    log: (message, error) => {
-      throw new Error(`unexpected server error: ${message}: ${String(error)}`);
-    },
-    ...options,
-  });
-  server = await listen(http, { host: '127.0.0.1', port: 0 });
+  ({ http, server } = await serveOnLoopback(rt, options));
 }
 
 async function connect(apiKey: string): Promise<Client> {

@@ -5,9 +5,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpApp, listen, type RunningServer } from '../../src/http/serve.js';
+import type { RunningServer } from '../../src/http/serve.js';
 import { TOOLS } from '../../src/mcp/registry.js';
 import { openTestRuntime, type TestRuntime } from '../support/local.js';
+import { serveOnLoopback } from '../support/two-users.js';
 import { childEnv, cleanup, connectStdio, requireBuild, runMain, tempDir } from './cli-harness.js';
 
 const ALL = TOOLS.map((tool) => tool.name);
@@ -128,16 +129,7 @@ describe('tool selection on serve', () => {
     await rt.importWorkspace({
       users: [{ name: 'Ada', timezone: 'UTC', apiKey: 'ada-key-0123456789', brands: ['Northwind Coffee'] }],
     });
-    const http = createHttpApp({
-      runtime: rt.runtime,
-      version: 'test',
-      loopbackOnly: true,
-      log: (message, error) => {
-        throw new Error(`unexpected server error: ${message}: ${String(error)}`);
-      },
-      tools: { readOnly: true },
-    });
-    server = await listen(http, { host: '127.0.0.1', port: 0 });
+    ({ server } = await serveOnLoopback(rt, { tools: { readOnly: true } }));
     const headers = { authorization: 'Bearer ada-key-0123456789' };
     const client = new Client({ name: 'test', version: '1' });
     await client.connect(
