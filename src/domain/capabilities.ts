@@ -150,10 +150,12 @@ export const PLATFORM_CAPABILITIES: Readonly<Record<ChannelType, Capabilities>> 
  */
 export function capabilitiesOf(type: ChannelType, stored: Capabilities | undefined): Capabilities {
   if (!stored) return PLATFORM_CAPABILITIES[type];
-  const { minVideoSeconds, maxVideoSeconds } = PLATFORM_CAPABILITIES[type];
-  const bounds = { minVideoSeconds, maxVideoSeconds };
-  const known = Object.entries(bounds).filter(([key, value]) => value !== undefined && !(key in stored));
-  return known.length === 0 ? stored : { ...Object.fromEntries(known), ...stored };
+  const { minVideoSeconds: min, maxVideoSeconds: max } = PLATFORM_CAPABILITIES[type];
+  return {
+    ...(min === undefined ? {} : { minVideoSeconds: min }),
+    ...(max === undefined ? {} : { maxVideoSeconds: max }),
+    ...stored,
+  };
 }
 
 function base(textLimit: number, maxMedia: number, mediaTypes: string[]): Capabilities {

@@ -24,22 +24,20 @@ export class KeepSignedIn {
 
   constructor(private readonly context: Pick<JobContext, 'store' | 'clock' | 'connectors' | 'log'>) {}
 
-  /** Renews what is due, at most once per KEEP_SIGNED_IN_EVERY_MS; the number of tokens renewed. */
-  async look(): Promise<number> {
+  /** Renews what is due, at most once per KEEP_SIGNED_IN_EVERY_MS. */
+  async look(): Promise<void> {
     const { store, clock, connectors, log } = this.context;
     const nowMs = clock.now();
-    if (!connectors.freshen || nowMs - this.lastLookMs < KEEP_SIGNED_IN_EVERY_MS) return 0;
+    if (!connectors.freshen || nowMs - this.lastLookMs < KEEP_SIGNED_IN_EVERY_MS) return;
     this.lastLookMs = nowMs;
-    let renewed = 0;
     for (const { channelId, kind } of await store.connections.signedInOfKinds([...RENEW_AHEAD.keys()])) {
       try {
-        if (await connectors.freshen(channelId, nowMs + (RENEW_AHEAD.get(kind) ?? 0))) renewed++;
+        await connectors.freshen(channelId, nowMs + (RENEW_AHEAD.get(kind) ?? 0));
       } catch (error) {
         log(
           `Could not renew the sign-in of channel ${channelId} ahead of its expiry: ${(error as Error).message}`,
         );
       }
     }
-    return renewed;
   }
 }
